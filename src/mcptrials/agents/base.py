@@ -1,0 +1,106 @@
+"""What every agent shares: the Agent protocol, the trajectory it records, tool execution."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+
+from mcptrials.model import (
+    ModelTurn,
+    Step,
+    Task,
+    Termination,
+    ToolCallRecord,
+    ToolCallRequest,
+    Usage,
+)
+from mcptrials.models.base import ChatModel, Message, ModelResponse, ToolSchema
+from mcptrials.servers.toolbox import Toolbox
+
+
+@dataclass
+class Trajectory:
+    """Everything an agent did in one episode, in order."""
+
+    steps: list[Step] = field(default_factory=list)
+    final_answer: str = ""
+    termination: Termination = "done"
+    agent_error: str | None = None
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for step in self.steps:
+            if isinstance(step, ModelTurn):
+                total = total + step.usage
+        return total
+
+    def add_turn(self, response: ModelResponse, latency_s: float, role: str = "agent") -> ModelTurn:
+        turn = ModelTurn(index=len(self.steps), text=response.text, tool_calls=response.tool_calls,
+                         usage=response.usage, latency_s=latency_s, finish_reason=response.finish_reason,
+                         role=role)  # type: ignore[arg-type]
+        self.steps.append(turn)
+        return turn
+
+
+def tool_schemas(toolbox: Toolbox) -> list[ToolSchema]:
+    """The toolbox's tools as the model sees them: qualified name, description, input schema."""
+    return [ToolSchema(name=t.qualified_name, description=t.description, parameters=t.input_schema)
+            for t in toolbox.tools]
+
+
+async def execute_calls(toolbox: Toolbox, requests: list[ToolCallRequest], turn: int,
+                        trajectory: Trajectory) -> list[ToolCallRecord]:
+    """Run one turn's tool calls concurrently; record them in request order; return the records."""
+    records: list[ToolCallRecord] = []
+    for request in requests:
+        record = ToolCallRecord(index=len(trajectory.steps), call_id=request.id, turn=turn, name=request.name,
+                                arguments=request.arguments)
+        trajectory.steps.append(record)
+        records.append(record)
+
+    async def run(record: ToolCallRecord, request: ToolCallRequest) -> None:
+        if request.arguments is None:
+            record.is_error, record.error_kind = True, "invalid_arguments"
+            record.content = f"the arguments were not a JSON object: {(request.raw_arguments or '')[:200]!r}"
+            return
+        t0 = time.perf_counter()
+        server, tool, outcome = await toolbox.call(request.name, request.arguments)
+        record.server, record.tool = server, tool
+        record.content, record.structured_content = outcome.content, outcome.structured_content
+        record.is_error, record.error_kind = outcome.is_error, outcome.error_kind
+        record.latency_s = outcome.latency_s or (time.perf_counter() - t0)
+        record.truncated, record.result_bytes = outcome.truncated, outcome.result_bytes
+
+    async with anyio.create_task_group() as tg:
+        for record, request in zip(records, requests, strict=True):
+            tg.start_soon(run, record, request)
+    return records
+
+
+async def timed_generate(model: ChatModel, messages: list[Message],
+                         tools: list[ToolSchema]) -> tuple[ModelResponse, float]:
+    """Call the model and measure its latency."""
+    t0 = time.perf_counter()
+    response = await model.generate(messages, tools)
+    return response, time.perf_counter() - t0
+
+
+class Agent(Protocol):
+    """An agent design: given a task, tools and a model, it produces a trajectory."""
+
+    name: str
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting of this agent that can change a score."""
+        ...
+
+    async def run(self, task: Task, toolbox: Toolbox, model: ChatModel | None, trajectory: Trajectory) -> None:
+        """Attempt the task, recording into ``trajectory`` as it goes (so a failure keeps what was done).
+
+        Raises ``ProviderError`` only for infrastructure failures.
+        """
+        ...

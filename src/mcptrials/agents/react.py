@@ -1,0 +1,45 @@
+"""The ReAct agent (MCP-Bench Algorithm 1, native tool calls): call tools turn by turn, then answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from mcptrials.agents.base import Trajectory, execute_calls, timed_generate, tool_schemas
+from mcptrials.model import Task, stable_hash
+from mcptrials.models.base import ChatModel, Message
+from mcptrials.servers.toolbox import Toolbox
+
+SYSTEM_PROMPT = resources.files("mcptrials.agents").joinpath("prompts/react_system.txt").read_text("utf-8")
+
+
+@dataclass
+class ReactAgent:
+    """Multi-turn loop: the model sees the task and tools, calls tools, sees results, answers."""
+
+    max_turns: int = 20
+    system_prompt: str = SYSTEM_PROMPT
+    name: str = "react"
+
+    def settings(self) -> dict[str, Any]:
+        return {"agent": self.name, "max_turns": self.max_turns, "system_prompt_hash": stable_hash(self.system_prompt)}
+
+    async def run(self, task: Task, toolbox: Toolbox, model: ChatModel | None, trajectory: Trajectory) -> None:
+        if model is None:
+            raise ValueError("the react agent needs a model")
+        tools = tool_schemas(toolbox)
+        messages = [Message(role="system", content=self.system_prompt), Message(role="user", content=task.prompt)]
+        for turn in range(self.max_turns):
+            response, latency = await timed_generate(model, messages, tools)
+            trajectory.add_turn(response, latency)
+            if not response.tool_calls:
+                trajectory.final_answer = response.text
+                trajectory.termination = "done"
+                return
+            messages.append(Message(role="assistant", content=response.text, tool_calls=response.tool_calls))
+            records = await execute_calls(toolbox, response.tool_calls, turn, trajectory)
+            for record in records:
+                body = f"ERROR ({record.error_kind}): {record.content}" if record.is_error else record.content
+                messages.append(Message(role="tool", tool_call_id=record.call_id, name=record.name, content=body))
+        trajectory.termination = "max_turns"

@@ -1,0 +1,79 @@
+"""What every bundled server shares: the frozen clock, the sandbox, seeded data, start-up.
+
+Bundled servers must be deterministic: a result depends only on shipped data, the task's
+frozen clock (``MCPTRIALS_NOW``) and the sandbox contents (``MCPTRIALS_SANDBOX``).
+This module imports nothing heavy so servers start fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sys
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+DEFAULT_NOW = "2026-04-13T09:00:00+00:00"
+
+
+class SandboxError(ValueError):
+    """A path that would leave the episode sandbox."""
+
+
+def now() -> datetime:
+    """The episode's frozen time (``MCPTRIALS_NOW``), or a fixed default; always timezone-aware."""
+    value = os.environ.get("MCPTRIALS_NOW") or DEFAULT_NOW
+    moment = datetime.fromisoformat(value)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def sandbox() -> Path:
+    """The episode sandbox directory (``MCPTRIALS_SANDBOX``, else the working directory)."""
+    root = Path(os.environ.get("MCPTRIALS_SANDBOX") or os.getcwd())
+    root.mkdir(parents=True, exist_ok=True)
+    return root.resolve()
+
+
+def confined(path: str, *, must_exist: bool = False) -> Path:
+    """Resolve ``path`` inside the sandbox; refuse absolute paths, ``..`` and symlinks out."""
+    if not path or path.strip() == "":
+        raise SandboxError("path must not be empty")
+    candidate = Path(path)
+    if candidate.is_absolute():
+        raise SandboxError(f"absolute paths are not allowed: {path!r} (use a path relative to the workspace)")
+    if any(part == ".." for part in candidate.parts):
+        raise SandboxError(f"'..' is not allowed in paths: {path!r}")
+    root = sandbox()
+    resolved = (root / candidate).resolve()
+    if resolved != root and root not in resolved.parents:
+        raise SandboxError(f"{path!r} points outside the workspace")
+    if must_exist and not resolved.exists():
+        raise FileNotFoundError(f"no such file or folder in the workspace: {path!r}")
+    return resolved
+
+
+def rng(*key: Any) -> random.Random:
+    """A random generator seeded by ``key`` alone, so simulated live data is reproducible."""
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+@cache
+def load_data(name: str) -> Any:
+    """Load a shipped JSON data file from ``mcptrials.bundled.data`` (cached per process)."""
+    text = resources.files("mcptrials.bundled.data").joinpath(name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def serve(server: Any) -> None:
+    """Run ``server`` over stdio, or streamable HTTP with ``--http PORT`` on the command line."""
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", port=port)
+    else:
+        server.run()

@@ -1,0 +1,336 @@
+"""The ``mcptrials`` command line: run, score, report, servers, tasks."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from mcptrials.model import Episode, ServerSpec, Task
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark LLM agents on MCP servers.")
+servers_app = typer.Typer(no_args_is_help=True, help="Inspect and health-check MCP servers.")
+tasks_app = typer.Typer(no_args_is_help=True, help="List, validate and check task files.")
+app.add_typer(servers_app, name="servers")
+app.add_typer(tasks_app, name="tasks")
+
+out = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+DEFAULT_DB = "mcptrials.db"
+ServersOpt = Annotated[Path | None, typer.Option("--servers", help="MCP servers config (mcpServers JSON).")]
+TasksOpt = Annotated[list[Path] | None, typer.Option("--tasks", help="Task file(s) or folder(s).")]
+DbOpt = Annotated[str, typer.Option("--db", help="Result store: a SQLite path or SQLAlchemy URL.")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+
+
+class UsageError(Exception):
+    """A user error: printed as one line, exit code 2, never a traceback."""
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    from mcptrials.models.registry import ModelSpecError
+    from mcptrials.models.scripted import ScriptError
+    from mcptrials.servers.config import ConfigError
+    from mcptrials.servers.sandbox import FixtureError
+    from mcptrials.tasks.loader import TaskFileError
+
+    try:
+        yield
+    except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError) as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def _guarded(fn: Callable[[], T]) -> T:
+    with _user_errors():
+        return fn()
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _example_dir() -> Path:
+    return Path(__file__).parent / "examples"
+
+
+def load_world(servers: Path | None, tasks: list[Path] | None) -> tuple[dict[str, ServerSpec], list[Task]]:
+    """The servers and tasks to use: the given files, else the shipped default world."""
+    from mcptrials.servers.config import load_servers
+    from mcptrials.tasks.loader import check_servers, load_tasks
+
+    specs = load_servers(servers) if servers else load_servers(_example_dir() / "servers.json")
+    loaded = load_tasks(*tasks) if tasks else (load_tasks(_example_dir() / "tasks.jsonl") if not servers else [])
+    problems = check_servers(loaded, specs)
+    if problems:
+        raise UsageError("; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
+    return specs, loaded
+
+
+def _select(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list[Task]:
+    if ids:
+        known = {t.id for t in tasks}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise UsageError(f"unknown task id(s): {', '.join(unknown)}")
+        tasks = [t for t in tasks if t.id in set(ids)]
+    return tasks[:limit] if limit else tasks
+
+
+# --------------------------------------------------------------------------- run
+
+
+class _ProgressView:
+    """A rich progress bar fed by the runner's events."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, transient=False)
+        self.task_id: Any = None
+        self.infra = 0
+
+    def __call__(self, event: str, episode: Episode | None) -> None:
+        if event.startswith("start:"):
+            _, todo, skipped = event.split(":")
+            if int(skipped):
+                self.progress.console.print(f"resuming: {skipped} episode(s) already stored, {todo} to run")
+            self.task_id = self.progress.add_task("episodes", total=int(todo))
+        elif episode is not None:
+            self.infra += episode.infra_error is not None
+            self.progress.update(self.task_id, advance=1, description=f"episodes (infra errors: {self.infra})")
+
+
+@app.command()
+def run(
+    servers: ServersOpt = None,
+    tasks: TasksOpt = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model spec, e.g. openai:gpt-4o-mini.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
+    agent: Annotated[str, typer.Option("--agent", help="react or reference.")] = "react",
+    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
+    task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 2048,
+    seed: Annotated[int | None, typer.Option("--seed")] = None,
+    call_timeout: Annotated[float, typer.Option("--call-timeout", help="Seconds per tool call.")] = 60.0,
+    db: DbOpt = DEFAULT_DB,
+) -> None:
+    """Run agent episodes over MCP servers and store every step; re-run to resume."""
+    from mcptrials.agents.registry import load_agent
+    from mcptrials.models.base import SamplingSettings
+    from mcptrials.models.registry import load_model
+    from mcptrials.run.runner import FatalRunError, RunPlan, execute
+    from mcptrials.servers.toolbox import Limits
+    from mcptrials.store.db import Store
+
+    with _user_errors():
+        specs, loaded = load_world(servers, tasks)
+        chosen = _select(loaded, task_ids, limit)
+        if not chosen:
+            raise UsageError("no tasks to run (give --tasks FILE)")
+        if agent not in {"react", "reference"}:
+            raise UsageError(f"unknown agent {agent!r} (known: react, reference)")
+        chat = None
+        if agent != "reference":
+            sampling = SamplingSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
+            chat = load_model(model or "local:", base_url=base_url, sampling=sampling)
+        plan = RunPlan(servers=specs, tasks=chosen, agent=load_agent(agent, max_turns=max_turns), model=chat,
+                       attempts=attempts, concurrency=concurrency, limits=Limits(call_timeout=call_timeout))
+        store = Store(db)
+    view = _ProgressView(err)
+    try:
+        with view.progress:
+            result = anyio.run(execute, plan, store, view)
+    except FatalRunError as exc:
+        err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
+        err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
+        raise typer.Exit(3) from None
+    except KeyboardInterrupt:
+        err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
+        raise typer.Exit(130) from None
+    err.print(f"run {result.run_id}: {result.completed} episode(s) in {result.duration_s:.1f}s "
+              f"(passed {result.counts['passed']}, failed {result.counts['failed']}, "
+              f"infra errors {result.counts['infra_error']}; {result.skipped} already stored) -> {db}")
+    from mcptrials.report.render import print_tables
+    from mcptrials.report.summary import report_from_store
+
+    print_tables(report_from_store(store), out)
+
+
+# --------------------------------------------------------------------------- score / report
+
+
+@app.command()
+def score(
+    db: DbOpt = DEFAULT_DB,
+    tasks: TasksOpt = None,
+) -> None:
+    """Re-score every stored episode (optionally against fixed task files)."""
+    from mcptrials.scoring.rescore import rescore
+    from mcptrials.store.db import Store
+    from mcptrials.tasks.loader import load_tasks
+
+    with _user_errors():
+        _require_db(db)
+        overrides = {t.id: t for t in load_tasks(*tasks)} if tasks else None
+        count, missing = rescore(Store(db), overrides)
+    if missing:
+        err.print(f"[yellow]warning:[/yellow] no task definition for {', '.join(missing)}; left unscored")
+    err.print(f"re-scored {count} episode(s) in {db}")
+
+
+def _require_db(db: str) -> None:
+    if "://" not in db and not Path(db).exists():
+        raise UsageError(f"no result store at {db} (run `mcptrials run` first, or give --db)")
+
+
+@app.command()
+def report(
+    db: DbOpt = DEFAULT_DB,
+    fmt: FormatOpt = "table",
+    k: Annotated[int | None, typer.Option("--k", min=1, help="k of pass^k (default: attempts).")] = None,
+) -> None:
+    """Summarise stored results: pass^k with 95% intervals, breakdowns, per-episode rows."""
+    from mcptrials.report.render import print_tables, render_csv, render_json
+    from mcptrials.report.summary import report_from_store
+    from mcptrials.store.db import Store
+
+    with _user_errors():
+        if fmt not in {"table", "json", "csv"}:
+            raise UsageError(f"unknown format {fmt!r} (table, json, csv)")
+        _require_db(db)
+        data = report_from_store(Store(db), k)
+    if fmt == "json":
+        sys.stdout.write(render_json(data) + "\n")
+    elif fmt == "csv":
+        sys.stdout.write(render_csv(data))
+    else:
+        print_tables(data, out)
+
+
+# --------------------------------------------------------------------------- servers
+
+
+@servers_app.command("check")
+def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
+    """Start each server, list its tools, check their schemas; exit 1 if any fails."""
+    from mcptrials.servers.health import check_servers
+
+    with _user_errors():
+        specs, _ = load_world(servers, None)
+    results = anyio.run(check_servers, list(specs.values()))
+    if fmt == "json":
+        sys.stdout.write(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+    else:
+        table = Table(title="Server health", title_justify="left")
+        for col in ("server", "status", "tools", "start-up", "schema problems"):
+            table.add_column(col)
+        for r in results:
+            table.add_row(r.name, "[green]ok[/green]" if r.ok else f"[red]{r.status}[/red]", str(r.tools),
+                          f"{r.startup_s:.2f}s", "; ".join(r.problems[:3]) or "-")
+        out.print(table)
+        if any(r.total_s for r in results):
+            out.print(f"all servers started concurrently in {results[0].total_s:.2f}s")
+        for r in results:
+            if not r.ok and r.error:
+                err.print(f"[red]{r.name}[/red]: {r.error}", highlight=False)
+    raise typer.Exit(0 if all(r.ok for r in results) else 1)
+
+
+@servers_app.command("list")
+def servers_list(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
+    """List the configured servers and their tools."""
+    from mcptrials.servers.health import list_tools
+
+    with _user_errors():
+        specs, _ = load_world(servers, None)
+    listing = anyio.run(list_tools, list(specs.values()))
+    payload = {
+        "servers": len(specs), "tools": sum(len(v) for v in listing.values()),
+        "per_server": {name: {"tools": len(tools), "dynamism": specs[name].dynamism, "category": specs[name].category,
+                              "tool_names": [t.name for t in tools]} for name, tools in listing.items()},
+    }
+    if fmt == "json":
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    table = Table(title=f"{payload['servers']} servers, {payload['tools']} tools", title_justify="left")
+    for col in ("server", "category", "dynamism", "tools"):
+        table.add_column(col)
+    for name, info in payload["per_server"].items():  # type: ignore[attr-defined]
+        table.add_row(name, str(info["category"] or "-"), info["dynamism"], str(info["tools"]))
+    out.print(table)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+@tasks_app.command("schema")
+def tasks_schema() -> None:
+    """Print the JSON Schema that task files follow."""
+    from mcptrials.tasks.loader import task_json_schema
+
+    sys.stdout.write(json.dumps(task_json_schema(), indent=2) + "\n")
+
+
+@tasks_app.command("list")
+def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOpt = "table") -> None:
+    """Count tasks per category and chain length, cross-server and stateful."""
+    from mcptrials.tasks.stats import task_counts
+
+    with _user_errors():
+        specs, loaded = load_world(servers, tasks)
+    counts = task_counts(loaded, specs)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(counts, indent=2) + "\n")
+        return
+    out.print(f"{counts['tasks']} tasks; cross-server {counts['cross_server']}; stateful {counts['stateful']}")
+    for key in ("per_category", "per_chain_length"):
+        table = Table(title=key.replace("_", " "), title_justify="left")
+        table.add_column(key.split("_", 1)[1].replace("_", " "))
+        table.add_column("tasks", justify="right")
+        for name, n in counts[key].items():
+            table.add_row(name, str(n))
+        out.print(table)
+
+
+@tasks_app.command("check")
+def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
+                task_ids: Annotated[list[str] | None, typer.Option("--task")] = None,
+                concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4) -> None:
+    """Run every task's reference plan and score it; exit 1 if any fails its own spec."""
+    from mcptrials.tasks.check import check_references
+
+    with _user_errors():
+        specs, loaded = load_world(servers, tasks)
+        chosen = _select(loaded, task_ids, None)
+        if not chosen:
+            raise UsageError("no tasks to check (give --tasks FILE)")
+    results = anyio.run(check_references, specs, chosen, concurrency)
+    failed = [r for r in results if not r.passed]
+    for r in failed:
+        err.print(f"[red]FAIL[/red] {r.task_id}: {r.reason}", highlight=False)
+    out.print(f"reference plans passing their own spec: {len(results) - len(failed)}/{len(results)}")
+    raise typer.Exit(1 if failed else 0)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

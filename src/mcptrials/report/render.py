@@ -1,0 +1,67 @@
+"""Render a report as terminal tables, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def render_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=False, default=str)
+
+
+def render_csv(report: dict[str, Any]) -> str:
+    """The episode rows as CSV (nested fields as JSON text)."""
+    rows = report["episodes"]
+    buffer = io.StringIO()
+    if not rows:
+        return ""
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def print_tables(report: dict[str, Any], console: Console) -> None:
+    """The summary and breakdowns as terminal tables."""
+    if not report["summary"]:
+        console.print("No episodes stored yet.")
+        return
+    table = Table(title="Results per model and agent", title_justify="left")
+    for col in ("model", "agent", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "infra",
+                "tool names", "schema", "exec ok", "tokens in/out", "cost $"):
+        table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
+    for r in report["summary"]:
+        ci = "-" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}-{100 * r['ci95_high']:.0f}%"
+        table.add_row(r["model"], r["agent"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]), ci,
+                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["infra_errors"]),
+                      _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
+                      _pct(r["execution_success_rate"]),
+                      f"{r['prompt_tokens']:,}/{r['completion_tokens']:,}", f"{r['cost_usd']:.4f}")
+    console.print(table)
+    dims = sorted({b["dimension"] for b in report["breakdown"]})
+    for dim in dims:
+        sub = Table(title=f"pass^k by {dim.replace('_', ' ')}", title_justify="left")
+        for col in ("model", "agent", dim, "tasks", "pass^k", "pass@1", "infra"):
+            sub.add_column(col)
+        for b in (b for b in report["breakdown"] if b["dimension"] == dim):
+            sub.add_row(b["model"], b["agent"], b["value"], str(b["n_tasks"]), _pct(b["pass_hat_k"]),
+                        _pct(b["pass_at_1"]), str(b["infra_errors"]))
+        console.print(sub)
+    failed = [e for e in report["episodes"] if e["outcome"] == "failed"]
+    if failed:
+        codes: dict[str, int] = {}
+        for e in failed:
+            for code in e["failure_codes"]:
+                codes[code] = codes.get(code, 0) + 1
+        console.print("Failure codes: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items(), key=lambda x: -x[1])))

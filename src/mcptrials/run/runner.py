@@ -1,0 +1,205 @@
+"""The runner: (task x attempt) episodes, run concurrently, each stored the moment it ends.
+
+Re-running the same command resumes: an episode whose key is already stored is skipped, so
+nothing is run twice and nothing is lost, also after ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import mcptrials
+from mcptrials.agents.base import Agent, Trajectory
+from mcptrials.model import (
+    INFRA_ERROR_KINDS,
+    Episode,
+    InfraError,
+    Score,
+    ServerSpec,
+    Task,
+    ToolInfo,
+    stable_hash,
+)
+from mcptrials.models.base import ChatModel, EpisodeContext, ProviderError
+from mcptrials.scoring.effects import score_effects
+from mcptrials.scoring.rules import score_rules
+from mcptrials.servers.sandbox import episode_sandbox
+from mcptrials.servers.toolbox import Limits, open_toolbox
+from mcptrials.store.db import Store, outcome_of
+
+
+class FatalRunError(RuntimeError):
+    """A failure no retry can fix (bad key, exhausted quota, unknown model): the run stops."""
+
+
+@dataclass
+class RunPlan:
+    """What to run and with which settings; everything here is recorded with the run."""
+
+    servers: dict[str, ServerSpec]
+    tasks: list[Task]
+    agent: Agent
+    model: ChatModel | None
+    attempts: int = 1
+    concurrency: int = 4
+    limits: Limits = field(default_factory=Limits)
+    version: str = "v0"
+    server_versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def model_spec(self) -> str:
+        return self.model.spec if self.model is not None else "none"
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting that can change a score (hashed into the resume key)."""
+        return {
+            "agent": self.agent.settings(),
+            "model": self.model.settings() if self.model is not None else None,
+            "limits": {"call_timeout": self.limits.call_timeout, "output_cap": self.limits.output_cap},
+            "servers": {name: {k: v for k, v in spec.public_view().items() if k not in {"fixtures"}}
+                        for name, spec in sorted(self.servers.items())},
+            "version": self.version,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The run record: settings plus the environment they ran in (not part of the key)."""
+        return {**self.settings(), "attempts": self.attempts, "concurrency": self.concurrency,
+                "tasks": len(self.tasks), "package_version": mcptrials.__version__,
+                "git_revision": _git_revision(), "python": platform.python_version()}
+
+
+@dataclass
+class RunResult:
+    """What one invocation did."""
+
+    run_id: str
+    planned: int
+    skipped: int
+    completed: int
+    counts: dict[str, int]
+    duration_s: float
+
+
+ProgressHook = Callable[[str, Episode | None], None]
+
+
+def _git_revision() -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def score_episode(task: Task, episode: Episode, tools: dict[str, ToolInfo]) -> list[Score]:
+    """The scores written with every episode: Tier-1 effects and rule metrics."""
+    return [score_effects(task, episode), score_rules(episode, tools)]
+
+
+async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
+                      config_hash: str) -> tuple[Episode, dict[str, ToolInfo]]:
+    """Run one attempt at one task in a fresh sandbox with fresh servers."""
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    trajectory = Trajectory()
+    infra: InfraError | None = None
+    offered: dict[str, ToolInfo] = {}
+    key = (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash)
+    context = EpisodeContext(task_id=task.id, attempt=attempt,
+                             reference=[step.model_dump() for step in task.reference])
+    model = plan.model.for_episode(context) if plan.model is not None else None
+    specs = [plan.servers[name] for name in task.servers]
+    with episode_sandbox(task.fixtures.files) as sandbox:
+        async with open_toolbox(specs, sandbox, now=task.now.isoformat() if task.now else None,
+                                limits=plan.limits) as box:
+            offered = {t.qualified_name: t for t in box.tools}
+            if box.failures:
+                name, failure = next(iter(box.failures.items()))
+                infra = InfraError(kind="server_start", message=str(failure), server=name)
+            else:
+                try:
+                    await plan.agent.run(task, box, model, trajectory)
+                except ProviderError as exc:
+                    if exc.fatal:
+                        raise FatalRunError(f"{plan.model_spec}: {exc.message}") from None
+                    if exc.kind == "context_overflow":
+                        trajectory.termination, trajectory.agent_error = "agent_error", exc.message
+                    else:
+                        trajectory.termination = "infra_error"
+                        infra = InfraError(kind=f"provider_{exc.kind}", message=exc.message)
+            tool_hashes = box.tool_hashes()
+    if infra is None:
+        broken = next((c for c in trajectory.steps if getattr(c, "error_kind", None) in INFRA_ERROR_KINDS), None)
+        if broken is not None:
+            infra = InfraError(kind=broken.error_kind or "server", message=broken.content,  # type: ignore[union-attr]
+                               server=broken.server)  # type: ignore[union-attr]
+    if infra is not None:
+        trajectory.termination = "infra_error"
+    episode = Episode(
+        id=stable_hash(key), run_id=run_id, task_id=task.id, version=plan.version, agent=plan.agent.name,
+        model=plan.model_spec, attempt=attempt, config_hash=config_hash, steps=trajectory.steps,
+        final_answer=trajectory.final_answer, termination=trajectory.termination, infra_error=infra,
+        agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes,
+        started_at=started, duration_s=time.perf_counter() - t0,
+    )
+    return episode, offered
+
+
+async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = None) -> RunResult:
+    """Run every (task x attempt) episode not yet stored; store each as it ends."""
+    t0 = time.perf_counter()
+    run_id = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    base_hash = stable_hash(plan.settings())
+    store.save_run(run_id, base_hash, plan.record())
+    store.save_tasks(plan.tasks)
+    done = store.completed_keys()
+    todo: list[tuple[Task, int, str]] = []
+    for task in plan.tasks:
+        config_hash = stable_hash([base_hash, task.visible_hash()])
+        for attempt in range(plan.attempts):
+            if (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash) not in done:
+                todo.append((task, attempt, config_hash))
+    planned = len(plan.tasks) * plan.attempts
+    counts = {"passed": 0, "failed": 0, "infra_error": 0}
+    if on_event:
+        on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
+    limiter = anyio.Semaphore(max(1, plan.concurrency))
+    fatal: list[FatalRunError] = []
+
+    async def one(task: Task, attempt: int, config_hash: str, cancel: anyio.CancelScope) -> None:
+        async with limiter:
+            if fatal:
+                return
+            try:
+                episode, offered = await run_episode(plan, task, attempt, run_id, config_hash)
+            except FatalRunError as exc:
+                fatal.append(exc)
+                cancel.cancel()
+                return
+            scores = score_episode(task, episode, offered)
+            store.save_tools(offered.values())
+            store.save_episode(episode, scores)
+            effects = scores[0]
+            counts[outcome_of(episode, effects)] += 1
+            if on_event:
+                on_event("episode", episode)
+
+    async with anyio.create_task_group() as tg:
+        for task, attempt, config_hash in todo:
+            tg.start_soon(one, task, attempt, config_hash, tg.cancel_scope)
+    if fatal:
+        raise fatal[0]
+    return RunResult(run_id=run_id, planned=planned, skipped=planned - len(todo), completed=sum(counts.values()),
+                     counts=counts, duration_s=time.perf_counter() - t0)

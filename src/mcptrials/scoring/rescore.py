@@ -1,0 +1,41 @@
+"""Re-grade stored episodes: a benchmark fix means re-scoring, never re-running."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from mcptrials.model import Episode, Score, Task, ToolInfo, split_qualified
+from mcptrials.scoring.effects import score_effects
+from mcptrials.scoring.rules import score_rules
+from mcptrials.store.db import Store
+
+
+def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str, ToolInfo]:
+    """The tools an episode was offered, looked up in the store's catalog by schema hash."""
+    tools = {}
+    for qualified, digest in episode.tool_hashes.items():
+        info = catalog.get(f"{digest}:{split_qualified(qualified)[0]}")
+        if info is not None:
+            tools[qualified] = info
+    return tools
+
+
+def rescore(store: Store, tasks: Mapping[str, Task] | None = None) -> tuple[int, list[str]]:
+    """Score every stored episode again; ``tasks`` overrides the stored task definitions.
+
+    Returns the number re-scored and the ids of tasks that could not be found.
+    """
+    known = dict(store.tasks())
+    if tasks:
+        known.update(tasks)
+        store.save_tasks(tasks.values())
+    catalog = store.tool_catalog()
+    missing: set[str] = set()
+    batch: list[tuple[Episode, list[Score]]] = []
+    for episode in store.episodes():
+        task = known.get(episode.task_id)
+        if task is None:
+            missing.add(episode.task_id)
+            continue
+        batch.append((episode, [score_effects(task, episode), score_rules(episode, offered_tools(episode, catalog))]))
+    return store.replace_scores(batch), sorted(missing)

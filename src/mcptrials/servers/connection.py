@@ -1,0 +1,227 @@
+"""One live MCP session to one server, held open for a whole episode.
+
+The session lives in its own task (anyio requires a context to be left in the task that
+entered it); callers in other tasks call tools through it. Every failure is turned into a
+structured outcome with an error kind, never an exception that escapes to the run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
+
+CONNECTION_CLOSED = -32000
+_CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
+                 BrokenPipeError, ConnectionError, httpx2.TransportError)
+
+
+@dataclass
+class CallOutcome:
+    """The normalised result of one tool call."""
+
+    content: str
+    structured_content: Any = None
+    is_error: bool = False
+    error_kind: ErrorKind | None = None
+    latency_s: float = 0.0
+    truncated: bool = False
+    result_bytes: int = 0
+
+
+@dataclass
+class StartFailure(Exception):
+    """A server that did not come up; ``stderr_tail`` holds its last words."""
+
+    server: str
+    reason: str
+    stderr_tail: str = ""
+
+    def __str__(self) -> str:
+        tail = f"\n--- last stderr lines ---\n{self.stderr_tail}" if self.stderr_tail else ""
+        return f"server {self.server!r} failed to start: {self.reason}{tail}"
+
+
+def render_content(blocks: list[Any]) -> str:
+    """Flatten MCP content blocks into the text the agent reads."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in {"image", "audio"}:
+            parts.append(f"[{kind}: {getattr(block, 'mime_type', '?')}, {len(getattr(block, 'data', ''))} b64 chars]")
+        elif kind == "resource":
+            res = block.resource
+            parts.append(getattr(res, "text", None) or f"[resource {res.uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link {block.uri}]")
+        else:
+            parts.append(str(block))
+    return "\n".join(parts)
+
+
+def cap_output(text: str, cap: int) -> tuple[str, bool, int]:
+    """Truncate ``text`` to ``cap`` bytes (UTF-8) with a marker; return text, truncated, size."""
+    data = text.encode("utf-8")
+    size = len(data)
+    if size <= cap:
+        return text, False, size
+    kept = data[:cap].decode("utf-8", errors="ignore")
+    return f"{kept}\n...[output truncated: showing {cap} of {size} bytes]", True, size
+
+
+def _stderr_tail(path: Path | None, lines: int = 15) -> str:
+    if path is None or not path.exists():
+        return ""
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+
+
+@dataclass
+class ServerConnection:
+    """A server's session for one episode: start, list tools, call, close."""
+
+    spec: ServerSpec
+    sandbox: Path
+    now: str | None = None
+    call_timeout: float = 60.0
+    start_timeout: float = 30.0
+    output_cap: int = 20_000
+    log_dir: Path | None = None
+    tools: list[ToolInfo] = field(default_factory=list)
+    startup_s: float = 0.0
+    dead: str | None = None
+    _client: Client | None = None
+    _closing: anyio.Event = field(default_factory=anyio.Event)
+    _stderr_path: Path | None = None
+
+    def _transport(self, errlog: IO[str]) -> Any:
+        spec = self.spec
+        if spec.transport == "http":
+            assert spec.url is not None
+            http = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            return streamable_http_client(spec.url, http_client=http)
+        assert spec.command is not None
+        env = dict(spec.env)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        for key in ("PYTHONPATH", "VIRTUAL_ENV", "LANG", "LC_ALL", "TZ"):
+            if key in os.environ:
+                env.setdefault(key, os.environ[key])
+        env["MCPTRIALS_SANDBOX"] = str(self.sandbox)
+        if self.now:
+            env["MCPTRIALS_NOW"] = self.now
+        command = spec.command
+        if command in {"python", "python3"}:
+            command = sys.executable  # a bare "python" means the interpreter mcptrials runs in
+        params = StdioServerParameters(command=command, args=spec.args, env=env,
+                                       cwd=spec.cwd or str(self.sandbox), encoding_error_handler="replace")
+        return stdio_client(params, errlog=errlog)
+
+    async def serve(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Hold the session open until ``close``; report start-up through ``task_status``.
+
+        Raises ``StartFailure`` before ``task_status.started`` when the server does not come up.
+        """
+        log_dir = self.log_dir or self.sandbox.parent
+        self._stderr_path = log_dir / f"{self.spec.name}.stderr.log"
+        started = False
+        failure: str | None = None
+        t0 = time.perf_counter()
+        # One scope bounds start-up; its deadline is lifted once tools are listed, so the
+        # session's own task groups nest inside it as anyio requires.
+        scope = anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout)
+        with open(self._stderr_path, "w", encoding="utf-8") as errlog, scope:
+            try:
+                async with Client(self._transport(errlog), cache=None,
+                                  read_timeout_seconds=self.call_timeout) as client:
+                    listing = await client.list_tools()
+                    self.tools = [
+                        ToolInfo(server=self.spec.name, name=t.name, description=t.description or "",
+                                 input_schema=dict(t.input_schema or {"type": "object", "properties": {}}),
+                                 output_schema=dict(t.output_schema) if t.output_schema else None)
+                        for t in listing.tools
+                    ]
+                    self.startup_s = time.perf_counter() - t0
+                    scope.deadline = math.inf
+                    self._client = client
+                    started = True
+                    task_status.started()
+                    await self._closing.wait()
+            except Exception as exc:
+                if not started:
+                    failure = _describe(exc)
+                # after start-up, a server that dies is already recorded by the call that saw it
+            finally:
+                self._client = None
+        if not started:
+            reason = failure or f"no answer within {self.start_timeout:g}s"
+            raise StartFailure(self.spec.name, reason, _stderr_tail(self._stderr_path))
+
+    def close(self) -> None:
+        """Ask the session task to shut the server down."""
+        self._closing.set()
+
+    @property
+    def stderr_tail(self) -> str:
+        return _stderr_tail(self._stderr_path)
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        """Call one tool; every failure comes back as an outcome with an error kind."""
+        if self.dead is not None or self._client is None:
+            return CallOutcome(f"server {self.spec.name!r} is unavailable: {self.dead or 'not started'}",
+                               is_error=True, error_kind="server_unavailable")
+        t0 = time.perf_counter()
+        try:
+            with anyio.fail_after(self.call_timeout):
+                result: types.CallToolResult = await self._client.call_tool(tool, arguments)
+        except TimeoutError:
+            return CallOutcome(f"tool call timed out after {self.call_timeout:g}s", is_error=True,
+                               error_kind="timeout", latency_s=time.perf_counter() - t0)
+        except MCPError as exc:
+            latency = time.perf_counter() - t0
+            if exc.code == CONNECTION_CLOSED:
+                self.dead = "connection closed during a call"
+                return CallOutcome(f"server {self.spec.name!r} crashed: {exc.message}", is_error=True,
+                                   error_kind="server_crash", latency_s=latency)
+            return CallOutcome(f"protocol error {exc.code}: {exc.message}", is_error=True,
+                               error_kind="protocol_error", latency_s=latency)
+        except _CRASH_ERRORS as exc:
+            self.dead = f"connection lost ({type(exc).__name__})"
+            return CallOutcome(f"server {self.spec.name!r} crashed: {_describe(exc)}", is_error=True,
+                               error_kind="server_crash", latency_s=time.perf_counter() - t0)
+        except Exception as exc:  # a malformed response the SDK could not validate
+            return CallOutcome(f"invalid response from server: {_describe(exc)}", is_error=True,
+                               error_kind="protocol_error", latency_s=time.perf_counter() - t0)
+        latency = time.perf_counter() - t0
+        text, truncated, size = cap_output(render_content(list(result.content)), self.output_cap)
+        return CallOutcome(
+            content=text,
+            structured_content=result.structured_content,
+            is_error=bool(result.is_error),
+            error_kind="tool_error" if result.is_error else None,
+            latency_s=latency,
+            truncated=truncated,
+            result_bytes=size,
+        )
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line description of an exception, unwrapping exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

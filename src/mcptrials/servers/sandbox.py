@@ -1,0 +1,43 @@
+"""A per-episode sandbox directory: fixture files copied in, cleaned up afterwards."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+
+
+class FixtureError(ValueError):
+    """A fixture path that would land outside the sandbox."""
+
+
+def write_fixtures(root: Path, files: Mapping[str, str]) -> None:
+    """Write each fixture file under ``root``; refuse absolute paths and ``..``."""
+    for rel, content in files.items():
+        pure = PurePosixPath(rel)
+        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
+            raise FixtureError(f"fixture path {rel!r} must be relative and stay inside the sandbox")
+        target = root.joinpath(*pure.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+
+
+@contextmanager
+def episode_sandbox(files: Mapping[str, str] | None = None, *, keep: bool = False,
+                    parent: Path | None = None) -> Iterator[Path]:
+    """Yield a fresh sandbox holding the task's fixtures; remove it afterwards unless ``keep``.
+
+    The sandbox is ``<episode dir>/sandbox``; its parent also holds the servers' stderr logs,
+    which thus stay out of the agent's reach.
+    """
+    root = Path(tempfile.mkdtemp(prefix="mcptrials-", dir=parent)).resolve()
+    try:
+        box = root / "sandbox"
+        box.mkdir()
+        write_fixtures(box, files or {})
+        yield box
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,227 @@
+"""The result store: runs, tasks, tool catalog, episodes and scores in SQL (SQLite WAL by default).
+
+Episodes are written once, whole, in one transaction, keyed by (task, version, agent, model,
+attempt, config hash): re-running a command never duplicates one, and a crash loses at most the
+episodes still in flight. Scores can be replaced by re-scoring.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
+)
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from mcptrials.model import Episode, Score, Task, ToolInfo
+
+metadata = MetaData()
+
+runs = Table(
+    "runs", metadata,
+    Column("id", String, primary_key=True),
+    Column("created_at", String, nullable=False),
+    Column("config_hash", String, nullable=False),
+    Column("config", JSON, nullable=False),
+)
+tasks = Table(
+    "tasks", metadata,
+    Column("id", String, primary_key=True),
+    Column("data", JSON, nullable=False),
+)
+tools = Table(
+    "tools", metadata,
+    Column("hash", String, primary_key=True),
+    Column("data", JSON, nullable=False),
+)
+episodes = Table(
+    "episodes", metadata,
+    Column("id", String, primary_key=True),
+    Column("run_id", String, nullable=False, index=True),
+    Column("task_id", String, nullable=False),
+    Column("version", String, nullable=False),
+    Column("agent", String, nullable=False),
+    Column("model", String, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("config_hash", String, nullable=False),
+    Column("outcome", String, nullable=False),
+    Column("created_at", String, nullable=False),
+    Column("data", Text, nullable=False),
+    UniqueConstraint("task_id", "version", "agent", "model", "attempt", "config_hash", name="episode_key"),
+)
+scores = Table(
+    "scores", metadata,
+    Column("episode_id", String, primary_key=True),
+    Column("scorer", String, primary_key=True),
+    Column("scorer_version", String, nullable=False),
+    Column("passed", Integer),
+    Column("value", Float),
+    Column("data", Text, nullable=False),
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def outcome_of(episode: Episode, effects: Score | None) -> str:
+    """passed | failed | infra_error, the three outcomes a report counts."""
+    if episode.infra_error is not None:
+        return "infra_error"
+    return "passed" if effects is not None and effects.passed else "failed"
+
+
+class Store:
+    """Read and write results; ``url`` is a path (SQLite) or any SQLAlchemy URL."""
+
+    def __init__(self, url: str | Path) -> None:
+        text = str(url)
+        if "://" not in text:
+            path = Path(text).expanduser()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = f"sqlite:///{path}"
+        self.url = text
+        self.engine: Engine = create_engine(text, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _insert_ignore(self, table: Table, rows: list[dict[str, Any]], keys: list[str]) -> Any:
+        if self.engine.dialect.name == "sqlite":
+            return sqlite_insert(table).values(rows).on_conflict_do_nothing()
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table).values(rows).on_conflict_do_nothing(index_elements=keys)
+
+    def save_run(self, run_id: str, config_hash: str, config: dict[str, Any]) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(self._insert_ignore(runs, [{"id": run_id, "created_at": _now(),
+                                                     "config_hash": config_hash, "config": config}], ["id"]))
+
+    def save_tasks(self, items: Iterable[Task]) -> None:
+        rows = [{"id": t.id, "data": t.model_dump(mode="json")} for t in items]
+        if not rows:
+            return
+        with self.engine.begin() as conn:
+            for row in rows:  # the latest definition of a task wins, so re-scoring uses fixed specs
+                existing = conn.execute(select(tasks.c.id).where(tasks.c.id == row["id"])).first()
+                if existing:
+                    conn.execute(tasks.update().where(tasks.c.id == row["id"]).values(data=row["data"]))
+                else:
+                    conn.execute(tasks.insert().values(row))
+
+    def save_tools(self, items: Iterable[ToolInfo]) -> None:
+        rows = {t.schema_hash + ":" + t.server: {"hash": t.schema_hash + ":" + t.server,
+                                                 "data": t.model_dump(mode="json")} for t in items}
+        if rows:
+            with self.engine.begin() as conn:
+                conn.execute(self._insert_ignore(tools, list(rows.values()), ["hash"]))
+
+    def save_episode(self, episode: Episode, episode_scores: list[Score]) -> bool:
+        """Write an episode and its scores atomically; False if its key was already stored."""
+        effects = next((s for s in episode_scores if s.scorer == "effects"), None)
+        row = {"id": episode.id, "run_id": episode.run_id, "task_id": episode.task_id,
+               "version": episode.version, "agent": episode.agent, "model": episode.model,
+               "attempt": episode.attempt, "config_hash": episode.config_hash,
+               "outcome": outcome_of(episode, effects), "created_at": _now(),
+               "data": episode.model_dump_json()}
+        with self.engine.begin() as conn:
+            result = conn.execute(self._insert_ignore(episodes, [row],
+                                  ["task_id", "version", "agent", "model", "attempt", "config_hash"]))
+            if result.rowcount == 0:
+                return False
+            for score in episode_scores:
+                self._put_score(conn, score)
+        return True
+
+    def _put_score(self, conn: Any, score: Score) -> None:
+        conn.execute(scores.delete().where((scores.c.episode_id == score.episode_id)
+                                           & (scores.c.scorer == score.scorer)))
+        conn.execute(scores.insert().values(
+            episode_id=score.episode_id, scorer=score.scorer, scorer_version=score.scorer_version,
+            passed=None if score.passed is None else int(score.passed), value=score.value,
+            data=score.model_dump_json()))
+
+    def replace_scores(self, items: Iterable[tuple[Episode, list[Score]]]) -> int:
+        """Store new scores for stored episodes and refresh their outcome; returns the count."""
+        count = 0
+        with self.engine.begin() as conn:
+            for episode, new_scores in items:
+                for score in new_scores:
+                    self._put_score(conn, score)
+                effects = next((s for s in new_scores if s.scorer == "effects"), None)
+                conn.execute(episodes.update().where(episodes.c.id == episode.id)
+                             .values(outcome=outcome_of(episode, effects)))
+                count += 1
+        return count
+
+    # -- reading -----------------------------------------------------------------------
+
+    def completed_keys(self) -> set[tuple[str, str, str, str, int, str]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(episodes.c.task_id, episodes.c.version, episodes.c.agent,
+                                       episodes.c.model, episodes.c.attempt, episodes.c.config_hash))
+            return {tuple(r) for r in rows}  # type: ignore[misc]
+
+    def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
+        query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
+                                                 episodes.c.version, episodes.c.attempt)
+        if run_id:
+            query = query.where(episodes.c.run_id == run_id)
+        with self.engine.connect() as conn:
+            for (data,) in conn.execute(query):
+                yield Episode.model_validate_json(data)
+
+    def scores(self) -> dict[str, dict[str, Score]]:
+        """All scores as {episode_id: {scorer: score}}."""
+        out: dict[str, dict[str, Score]] = {}
+        with self.engine.connect() as conn:
+            for (data,) in conn.execute(select(scores.c.data)):
+                score = Score.model_validate_json(data)
+                out.setdefault(score.episode_id, {})[score.scorer] = score
+        return out
+
+    def tasks(self) -> dict[str, Task]:
+        with self.engine.connect() as conn:
+            return {row.id: Task.model_validate(row.data) for row in conn.execute(select(tasks))}
+
+    def tool_catalog(self) -> dict[str, ToolInfo]:
+        """Every tool ever offered, keyed by ``schema_hash:server``."""
+        with self.engine.connect() as conn:
+            return {row.hash: ToolInfo.model_validate(row.data) for row in conn.execute(select(tools))}
+
+    def runs(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            return [{"id": r.id, "created_at": r.created_at, "config_hash": r.config_hash,
+                     "config": r.config if isinstance(r.config, dict) else json.loads(r.config)}
+                    for r in conn.execute(select(runs).order_by(runs.c.created_at))]
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cursor = dbapi_conn.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()

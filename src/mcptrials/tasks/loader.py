@@ -1,0 +1,110 @@
+"""Load and validate task files (JSON, JSONL, YAML) with errors that name the task and field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mcptrials.model import Task
+
+
+class TaskFileError(ValueError):
+    """A task file that cannot be used; the message names file, line or task id, and field path."""
+
+
+def task_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of one task, for external tools and editors."""
+    schema = Task.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://mcptrials.dev/schema/task.json"
+    return schema
+
+
+def _records(path: Path, text: str) -> list[tuple[str, Any]]:
+    """Split a file into (location, record) pairs according to its format."""
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        out = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                out.append((f"{path}:{lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise TaskFileError(f"{path}:{lineno}: invalid JSON at column {exc.colno}: {exc.msg}") from None
+        return out
+    try:
+        if suffix in {".yaml", ".yml"}:
+            import yaml
+
+            data = yaml.safe_load(text)
+        else:
+            data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TaskFileError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except Exception as exc:
+        raise TaskFileError(f"{path}: invalid YAML: {exc}") from None
+    if isinstance(data, dict) and "tasks" in data:
+        data = data["tasks"]
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise TaskFileError(f"{path}: expected a task object, a list of tasks, or {{'tasks': [...]}}")
+    return [(f"{path}[{i}]", item) for i, item in enumerate(data)]
+
+
+def _explain(error: ValidationError) -> str:
+    parts = []
+    for err in error.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-after", "tagged-union")))
+        parts.append(f"{loc or '<task>'}: {err['msg']}")
+    more = f" (+{error.error_count() - 5} more)" if error.error_count() > 5 else ""
+    return "; ".join(parts) + more
+
+
+def parse_tasks(records: Iterable[tuple[str, Any]]) -> list[Task]:
+    """Validate records into tasks; ids must be unique across everything loaded together."""
+    tasks: list[Task] = []
+    seen: dict[str, str] = {}
+    for where, record in records:
+        task_id = record.get("id", "?") if isinstance(record, dict) else "?"
+        try:
+            task = Task.model_validate(record)
+        except ValidationError as exc:
+            raise TaskFileError(f"{where}: task {task_id!r}: {_explain(exc)}") from None
+        if task.id in seen:
+            raise TaskFileError(f"{where}: task id {task.id!r} is already used at {seen[task.id]}")
+        seen[task.id] = where
+        tasks.append(task)
+    return tasks
+
+
+def load_tasks(*paths: str | Path) -> list[Task]:
+    """Load tasks from files or directories (every .json/.jsonl/.yaml inside, sorted)."""
+    records: list[tuple[str, Any]] = []
+    for raw in paths:
+        path = Path(raw)
+        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in {".json", ".jsonl", ".yaml", ".yml"}) \
+            if path.is_dir() else [path]
+        for file in files:
+            try:
+                text = file.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise TaskFileError(f"{file}: cannot read task file ({exc.strerror})") from None
+            records.extend(_records(file, text))
+    return parse_tasks(records)
+
+
+def check_servers(tasks: Iterable[Task], servers: Iterable[str]) -> list[str]:
+    """Problems where a task names a server the config does not define."""
+    known = set(servers)
+    problems = []
+    for task in tasks:
+        missing = [s for s in task.servers if s not in known]
+        if missing:
+            problems.append(f"task {task.id!r}: servers {missing} are not in the servers config")
+    return problems
