@@ -115,6 +115,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
     t0 = time.perf_counter()
     trajectory = Trajectory()
     infra: InfraError | None = None
+    fatal: ProviderError | None = None
     offered: dict[str, ToolInfo] = {}
     key = (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash)
     context = EpisodeContext(task_id=task.id, attempt=attempt,
@@ -133,13 +134,15 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                     await plan.agent.run(task, box, model, trajectory)
                 except ProviderError as exc:
                     if exc.fatal:
-                        raise FatalRunError(f"{plan.model_spec}: {exc.message}") from None
-                    if exc.kind == "context_overflow":
+                        fatal = exc
+                    elif exc.kind == "context_overflow":
                         trajectory.termination, trajectory.agent_error = "agent_error", exc.message
                     else:
                         trajectory.termination = "infra_error"
                         infra = InfraError(kind=f"provider_{exc.kind}", message=exc.message)
             tool_hashes = box.tool_hashes()
+    if fatal is not None:  # raised outside the server task group so it reaches the runner unwrapped
+        raise FatalRunError(f"{plan.model_spec}: {fatal.message}")
     if infra is None:
         broken = next((c for c in trajectory.steps if getattr(c, "error_kind", None) in INFRA_ERROR_KINDS), None)
         if broken is not None:

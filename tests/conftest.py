@@ -1,0 +1,42 @@
+"""Shared fixtures: the fake OpenAI endpoint, server specs for the example and faulty servers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SUPPORT = Path(__file__).parent / "support"
+sys.path.insert(0, str(SUPPORT))
+
+from fake_openai import FakeOpenAI  # noqa: E402
+
+from mcptrials.model import ServerSpec  # noqa: E402
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+@pytest.fixture
+def faulty_spec() -> ServerSpec:
+    return ServerSpec(name="faulty", command=sys.executable, args=[str(SUPPORT / "faulty_server.py")])
+
+
+@pytest.fixture
+def example_specs() -> dict[str, ServerSpec]:
+    return {
+        "rail": ServerSpec(name="rail", command=sys.executable, args=["-m", "mcptrials.examples.trains_server"],
+                           dynamism="live_read"),
+        "notes": ServerSpec(name="notes", command=sys.executable, args=["-m", "mcptrials.examples.notes_server"],
+                            dynamism="stateful_write"),
+    }
+
+
+@pytest.fixture
+def example_tasks_path() -> Path:
+    return Path(__file__).parents[1] / "src" / "mcptrials" / "examples" / "tasks.jsonl"

@@ -1,0 +1,93 @@
+"""Tier-1 effect scoring on passing and failing trajectories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcptrials.model import Episode, Task, ToolCallRecord
+from mcptrials.scoring.effects import score_effects
+
+TASK = Task.model_validate({
+    "id": "t1", "prompt": "p", "servers": ["rail", "notes"],
+    "spec": {
+        "checkpoints": [
+            {"id": "c1", "kind": "tool_effect", "tools": ["rail__get_tickets", "rail__search_trains"],
+             "must_include": {"date": "2026-04-15"},
+             "must_match": {"from_station": {"regex": "^(BJP|VNP)$"}, "limit": {"approx": 5, "tol": 0}}},
+            {"id": "c2", "kind": "value_produced", "source": "final_message", "contains": ["G1"], "mode": "all"},
+            {"id": "c3", "kind": "tool_effect", "tools": ["notes__write_file"],
+             "must_match": {"content": {"contains": "G1"}}},
+        ],
+        "minefields": [{"tools": ["notes__delete_file"]}],
+        "partial_order": [["c1", "c3"]],
+    },
+})
+
+
+def episode(calls: list[tuple[str, dict[str, Any], bool]], final: str = "", termination: str = "done") -> Episode:
+    steps = [ToolCallRecord(index=i, call_id=str(i), turn=i, name=name, server=name.split("__")[0],
+                            tool=name.split("__")[1], arguments=args, content="ok", is_error=err)
+             for i, (name, args, err) in enumerate(calls)]
+    return Episode(id="e", run_id="r", task_id="t1", agent="a", model="m", attempt=0, config_hash="h",
+                   steps=steps, final_answer=final, termination=termination)  # type: ignore[arg-type]
+
+
+GOOD_SEARCH = ("rail__get_tickets", {"from_station": "VNP", "to_station": "SHH", "date": "2026-04-15", "limit": 5},
+               False)
+GOOD_WRITE = ("notes__write_file", {"path": "trip.md", "content": "G1 at 07:00"}, False)
+
+
+def test_correct_trajectory_passes() -> None:
+    score = score_effects(TASK, episode([GOOD_SEARCH, GOOD_WRITE], final="Take G1."))
+    assert score.passed and score.value == 1.0 and score.failure_codes == []
+
+
+def test_equivalent_tool_satisfies_the_checkpoint() -> None:
+    alt = ("rail__search_trains", GOOD_SEARCH[1], False)
+    assert score_effects(TASK, episode([alt, GOOD_WRITE], final="G1")).passed
+
+
+def test_missing_effect() -> None:
+    score = score_effects(TASK, episode([GOOD_WRITE], final="G1"))
+    assert not score.passed and score.failure_codes == ["missing_effect"]
+    assert {c.id: c.passed for c in score.checkpoints} == {"c1": False, "c2": True, "c3": True}
+
+
+def test_failed_call_is_not_an_effect() -> None:
+    failed = (GOOD_SEARCH[0], GOOD_SEARCH[1], True)
+    assert score_effects(TASK, episode([failed, GOOD_WRITE], final="G1")).failure_codes == ["missing_effect"]
+
+
+def test_wrong_argument() -> None:
+    wrong = ("rail__get_tickets", {**GOOD_SEARCH[1], "date": "2026-04-16"}, False)
+    score = score_effects(TASK, episode([wrong, GOOD_WRITE], final="G1"))
+    assert not score.passed and score.failure_codes == ["wrong_arguments"]
+    wrong_station = ("rail__get_tickets", {**GOOD_SEARCH[1], "from_station": "SHH"}, False)
+    assert score_effects(TASK, episode([wrong_station, GOOD_WRITE], final="G1")).failure_codes == ["wrong_arguments"]
+
+
+def test_missing_value_in_final_message() -> None:
+    score = score_effects(TASK, episode([GOOD_SEARCH, GOOD_WRITE], final="Take the early train."))
+    assert score.failure_codes == ["missing_value"] and score.value == 2 / 3
+
+
+def test_minefield_hit_fails_outright() -> None:
+    mine = ("notes__delete_file", {"path": "work.md"}, False)
+    score = score_effects(TASK, episode([GOOD_SEARCH, GOOD_WRITE, mine], final="G1"))
+    assert not score.passed and score.failure_codes == ["minefield"]
+    assert all(c.passed for c in score.checkpoints)
+
+
+def test_minefield_attempt_that_failed_is_no_hit() -> None:
+    mine = ("notes__delete_file", {"path": "work.md"}, True)
+    assert score_effects(TASK, episode([GOOD_SEARCH, GOOD_WRITE, mine], final="G1")).passed
+
+
+def test_order_violation() -> None:
+    score = score_effects(TASK, episode([GOOD_WRITE, GOOD_SEARCH], final="G1"))
+    assert not score.passed and score.failure_codes == ["order_violation"]
+
+
+def test_max_turns_is_added_to_failure_codes() -> None:
+    score = score_effects(TASK, episode([GOOD_SEARCH], termination="max_turns"))
+    assert score.failure_codes == ["missing_effect", "missing_value", "max_turns"]

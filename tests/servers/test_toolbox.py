@@ -1,0 +1,141 @@
+"""The server layer against real MCP servers over stdio and streamable HTTP, and every fault."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcptrials.model import ServerSpec
+from mcptrials.servers.toolbox import Limits, open_toolbox
+
+
+async def test_stdio_servers_start_together_and_namespace_tools(example_specs, tmp_path: Path) -> None:
+    async with open_toolbox(example_specs.values(), tmp_path, now="2026-04-13T09:00:00+08:00") as box:
+        names = {t.qualified_name for t in box.tools}
+        assert {"rail__get_tickets", "notes__write_file"} <= names
+        server, tool, out = await box.call("notes__write_file", {"path": "a.md", "content": "hi"})
+        assert (server, tool, out.is_error) == ("notes", "write_file", False)
+        assert (tmp_path / "a.md").read_text() == "hi"
+        _, _, out = await box.call("notes__read_file", {"path": "a.md"})
+        assert out.content == "hi"
+
+
+async def test_one_session_per_server_for_the_whole_episode(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path) as box:
+        conn = box.connections["faulty"]
+        client = conn._client
+        for i in range(3):
+            _, _, out = await box.call("faulty__echo", {"text": str(i)})
+            assert out.content == str(i)
+        assert conn._client is client
+
+
+async def test_unknown_tool_is_a_structured_error(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path) as box:
+        for name in ("faulty__nope", "nope", "other__echo"):
+            _, _, out = await box.call(name, {})
+            assert out.is_error and out.error_kind == "unknown_tool"
+            assert "faulty__echo" in out.content
+
+
+async def test_tool_error_is_returned_not_raised(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path) as box:
+        _, _, out = await box.call("faulty__fail", {"reason": "because"})
+        assert out.is_error and out.error_kind == "tool_error" and "because" in out.content
+
+
+async def test_server_crash_mid_call(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path) as box:
+        _, _, out = await box.call("faulty__crash", {})
+        assert out.is_error and out.error_kind == "server_crash"
+        _, _, later = await box.call("faulty__echo", {"text": "x"})
+        assert later.error_kind == "server_unavailable"
+
+
+async def test_hanging_call_times_out(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path, limits=Limits(call_timeout=1.0)) as box:
+        t0 = time.perf_counter()
+        _, _, out = await box.call("faulty__hang", {})
+        assert out.error_kind == "timeout" and time.perf_counter() - t0 < 5
+
+
+async def test_huge_result_is_capped_and_size_recorded(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path, limits=Limits(output_cap=1000)) as box:
+        _, _, out = await box.call("faulty__huge", {"size": 500_000})
+        assert out.truncated and out.result_bytes == 500_000
+        assert "output truncated" in out.content and len(out.content) < 1200
+
+
+async def test_garbage_on_stdout_does_not_kill_the_episode(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path, limits=Limits(call_timeout=5)) as box:
+        _, _, out = await box.call("faulty__garbage", {})
+        assert (out.is_error, out.content) == (False, "answered after garbage")
+        _, _, after = await box.call("faulty__echo", {"text": "still here"})
+        assert (after.is_error, after.content) == (False, "still here")
+
+
+async def test_server_that_fails_to_start_is_reported_with_stderr(tmp_path: Path) -> None:
+    bad = ServerSpec(name="bad", command=sys.executable,
+                     args=[str(Path(__file__).parents[1] / "support" / "faulty_server.py")],
+                     env={"FAULTY_FAIL_START": "1"})
+    missing = ServerSpec(name="missing", command="/no/such/binary")
+    async with open_toolbox([bad, missing], tmp_path, limits=Limits(start_timeout=20)) as box:
+        assert set(box.failures) == {"bad", "missing"}
+        assert "missing configuration" in str(box.failures["bad"])
+        _, _, out = await box.call("bad__echo", {"text": "x"})
+        assert out.error_kind == "server_unavailable"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def http_rail_server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mcptrials.examples.trains_server", "--http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+async def test_streamable_http_server(http_rail_server: str, tmp_path: Path) -> None:
+    spec = ServerSpec(name="rail", transport="http", url=http_rail_server, headers={"X-Test": "1"})
+    async with open_toolbox([spec], tmp_path) as box:
+        assert "rail__get_tickets" in {t.qualified_name for t in box.tools}
+        _, _, out = await box.call("rail__get_tickets", {"from_station": "VNP", "to_station": "SHH",
+                                                         "date": "2026-04-15", "train_type": "G"})
+        assert not out.is_error and "G7" in out.content
+
+
+async def test_concurrent_episodes_do_not_share_state(example_specs, tmp_path: Path) -> None:
+    results: dict[int, str] = {}
+
+    async def episode(i: int) -> None:
+        box_dir = tmp_path / f"ep{i}"
+        box_dir.mkdir()
+        async with open_toolbox([example_specs["notes"]], box_dir) as box:
+            await box.call("notes__write_file", {"path": "x.md", "content": f"episode {i}"})
+            _, _, out = await box.call("notes__list_files", {})
+            results[i] = out.content
+
+    async with anyio.create_task_group() as tg:
+        for i in range(3):
+            tg.start_soon(episode, i)
+    assert all(results[i] == "x.md" for i in range(3)), results
+    assert {(tmp_path / f"ep{i}" / "x.md").read_text() for i in range(3)} == {f"episode {i}" for i in range(3)}
