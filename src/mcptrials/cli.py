@@ -24,7 +24,7 @@ app.add_typer(servers_app, name="servers")
 app.add_typer(tasks_app, name="tasks")
 
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 
 DEFAULT_DB = "mcptrials.db"

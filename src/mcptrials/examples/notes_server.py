@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -10,7 +12,7 @@ from mcptrials.bundled.servers._runtime import SandboxError, confined, sandbox, 
 mcp = MCPServer("notes", log_level="WARNING")
 
 
-def _path(name: str, must_exist: bool = False):  # type: ignore[no-untyped-def]
+def _path(name: str, must_exist: bool = False) -> Path:
     try:
         return confined(name, must_exist=must_exist)
     except (SandboxError, FileNotFoundError) as exc:

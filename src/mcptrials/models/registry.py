@@ -40,5 +40,5 @@ def load_model(spec: str, *, base_url: str | None = None, sampling: SamplingSett
         except ImportError as exc:
             raise ModelSpecError(f"the local provider is not installed ({exc}); "
                                  "install it with: pip install 'mcptrials[local]'") from None
-        return LocalModel.from_spec(name, sampling=sampling)  # type: ignore[no-any-return]
+        return LocalModel.from_spec(name, sampling=sampling)
     raise ModelSpecError(f"unknown model provider {provider!r} in {spec!r} (known: {', '.join(PROVIDERS)})")

@@ -38,17 +38,20 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         console.print("No episodes stored yet.")
         return
     table = Table(title="Results per model and agent", title_justify="left")
-    for col in ("model", "agent", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "infra",
-                "tool names", "schema", "exec ok", "tokens in/out", "cost $"):
+    for col in ("model", "agent", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "infra errors"):
         table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
+    usage = Table(title="Tool use and cost", title_justify="left")
+    for col in ("model", "agent", "valid names", "schema ok", "calls ok", "tokens in", "tokens out", "cost $"):
+        usage.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     for r in report["summary"]:
         ci = "-" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}-{100 * r['ci95_high']:.0f}%"
         table.add_row(r["model"], r["agent"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]), ci,
-                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["infra_errors"]),
-                      _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
-                      _pct(r["execution_success_rate"]),
-                      f"{r['prompt_tokens']:,}/{r['completion_tokens']:,}", f"{r['cost_usd']:.4f}")
+                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["infra_errors"]))
+        usage.add_row(r["model"], r["agent"], _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
+                      _pct(r["execution_success_rate"]), f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
+                      f"{r['cost_usd']:.4f}")
     console.print(table)
+    console.print(usage)
     dims = sorted({b["dimension"] for b in report["breakdown"]})
     for dim in dims:
         sub = Table(title=f"pass^k by {dim.replace('_', ' ')}", title_justify="left")

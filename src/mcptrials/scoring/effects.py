@@ -92,7 +92,7 @@ def score_effects(task: Task, episode: Episode) -> Score:
                 and not a.matched_step < b.matched_step:
             violations.append(f"{before} (step {a.matched_step}) must come before {after} (step {b.matched_step})")
     hits = minefield_hits(task.spec.minefields, calls)
-    codes = sorted({r.failure for r in results if r.failure})
+    codes: list[str] = sorted({r.failure for r in results if r.failure})
     if hits:
         codes.append("minefield")
     if violations:

@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -109,7 +109,7 @@ class ServerConnection:
     _closing: anyio.Event = field(default_factory=anyio.Event)
     _stderr_path: Path | None = None
 
-    def _transport(self, errlog: IO[str]) -> Any:
+    def _transport(self, errlog: TextIO) -> Any:
         spec = self.spec
         if spec.transport == "http":
             assert spec.url is not None

@@ -180,7 +180,7 @@ class Store:
         with self.engine.connect() as conn:
             rows = conn.execute(select(episodes.c.task_id, episodes.c.version, episodes.c.agent,
                                        episodes.c.model, episodes.c.attempt, episodes.c.config_hash))
-            return {tuple(r) for r in rows}  # type: ignore[misc]
+            return {tuple(r) for r in rows}
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
         query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
