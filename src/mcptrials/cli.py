@@ -61,17 +61,17 @@ def _guarded(fn: Callable[[], T]) -> T:
 # --------------------------------------------------------------------------- loading
 
 
-def _example_dir() -> Path:
-    return Path(__file__).parent / "examples"
-
-
 def load_world(servers: Path | None, tasks: list[Path] | None) -> tuple[dict[str, ServerSpec], list[Task]]:
-    """The servers and tasks to use: the given files, else the shipped default world."""
+    """The servers and tasks to use: the given files, else the bundled world and its suite.
+
+    ``--tasks`` alone runs those tasks on the bundled servers; ``--servers`` alone loads no tasks.
+    """
+    from mcptrials.bundled.world import bundled_servers, bundled_tasks
     from mcptrials.servers.config import load_servers
     from mcptrials.tasks.loader import check_servers, load_tasks
 
-    specs = load_servers(servers) if servers else load_servers(_example_dir() / "servers.json")
-    loaded = load_tasks(*tasks) if tasks else (load_tasks(_example_dir() / "tasks.jsonl") if not servers else [])
+    specs = load_servers(servers) if servers else dict(bundled_servers())
+    loaded = load_tasks(*tasks) if tasks else ([] if servers else bundled_tasks())
     problems = check_servers(loaded, specs)
     if problems:
         raise UsageError("; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
@@ -232,19 +232,25 @@ def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
 
     with _user_errors():
         specs, _ = load_world(servers, None)
-    results = anyio.run(check_servers, list(specs.values()))
+    health = anyio.run(check_servers, list(specs.values()))
+    results = health.results
     if fmt == "json":
-        sys.stdout.write(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+        sys.stdout.write(json.dumps({"servers": [r.as_dict() for r in results],
+                                     "all_started_s": round(health.all_started_s, 3),
+                                     "forkserver_warmup_s": None if health.forkserver_warmup_s is None
+                                     else round(health.forkserver_warmup_s, 3)}, indent=2) + "\n")
     else:
-        table = Table(title="Server health", title_justify="left")
+        table = Table(title="Server health (start-up: each server started alone)", title_justify="left")
         for col in ("server", "status", "tools", "start-up", "schema problems"):
             table.add_column(col)
         for r in results:
             table.add_row(r.name, "[green]ok[/green]" if r.ok else f"[red]{r.status}[/red]", str(r.tools),
                           f"{r.startup_s:.2f}s", "; ".join(r.problems[:3]) or "-")
         out.print(table)
-        if any(r.total_s for r in results):
-            out.print(f"all servers started concurrently in {results[0].total_s:.2f}s")
+        out.print(f"all {len(results)} servers started concurrently in {health.all_started_s:.2f}s")
+        if health.forkserver_warmup_s is not None:
+            out.print(f"fork server warm-up (once per process; MCPTRIALS_FORKSERVER=0 disables): "
+                      f"{health.forkserver_warmup_s:.2f}s")
         for r in results:
             if not r.ok and r.error:
                 err.print(f"[red]{r.name}[/red]: {r.error}", highlight=False)

@@ -24,7 +24,9 @@ def _count(db: Path) -> int:
 def test_sigkill_mid_run_then_resume(tmp_path: Path, example_tasks_path: Path) -> None:
     db = tmp_path / "runs.db"
     cmd = [sys.executable, "-m", "mcptrials.cli", "run", "--model", "scripted:reference", "--agent", "react",
-           "--tasks", str(example_tasks_path), "--attempts", "5", "--concurrency", "2", "--db", str(db)]
+           "--tasks", str(example_tasks_path),
+           "--servers", str(example_tasks_path.with_name("servers.json")),
+           "--attempts", "5", "--concurrency", "2", "--db", str(db)]
     env = {**os.environ, "COLUMNS": "120"}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True)

@@ -19,8 +19,9 @@ from pydantic import ValidationError
 from mcptrials.model import ServerSpec
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_TRANSPORTS: dict[str, Literal["stdio", "http"]] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http",
-               "streamableHttp": "http"}
+_TRANSPORTS: dict[str, Literal["stdio", "http"]] = {
+    "stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http", "streamableHttp": "http",
+}
 _KNOWN_KEYS = {"command", "args", "env", "cwd", "url", "headers", "type", "transport", "category", "tags",
                "dynamism", "source_path", "version", "fixtures", "disabled", "envFile", "description"}
 

@@ -24,6 +24,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
+from mcptrials.servers import forkserver
+from mcptrials.servers.forkserver import ForkServer
 
 CONNECTION_CLOSED = -32000
 _CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
@@ -108,6 +110,7 @@ class ServerConnection:
     _client: Client | None = None
     _closing: anyio.Event = field(default_factory=anyio.Event)
     _stderr_path: Path | None = None
+    _forks: ForkServer | None = None
 
     def _transport(self, errlog: TextIO) -> Any:
         spec = self.spec
@@ -124,10 +127,12 @@ class ServerConnection:
         env["MCPTRIALS_SANDBOX"] = str(self.sandbox)
         if self.now:
             env["MCPTRIALS_NOW"] = self.now
-        command = spec.command
+        command, args = spec.command, list(spec.args)
         if command in {"python", "python3"}:
             command = sys.executable  # a bare "python" means the interpreter mcptrials runs in
-        params = StdioServerParameters(command=command, args=spec.args, env=env,
+        if self._forks is not None and command == sys.executable and args[:1] == ["-m"] and len(args) >= 2:
+            command, args = self._forks.command(args[1], args[2:])
+        params = StdioServerParameters(command=command, args=args, env=env,
                                        cwd=spec.cwd or str(self.sandbox), encoding_error_handler="replace")
         return stdio_client(params, errlog=errlog)
 
@@ -136,6 +141,8 @@ class ServerConnection:
 
         Raises ``StartFailure`` before ``task_status.started`` when the server does not come up.
         """
+        if self.spec.transport == "stdio" and "bundled" in self.spec.tags and forkserver.enabled():
+            self._forks = await anyio.to_thread.run_sync(forkserver.shared)
         log_dir = self.log_dir or self.sandbox.parent
         self._stderr_path = log_dir / f"{self.spec.name}.stderr.log"
         started = False

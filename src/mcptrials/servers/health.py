@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from mcptrials.model import ServerSpec, ToolInfo
+from mcptrials.servers import forkserver
 from mcptrials.servers.toolbox import Limits, open_toolbox
 
 
@@ -49,25 +51,47 @@ def schema_problems(tool: ToolInfo) -> list[str]:
     return problems
 
 
-async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -> list[HealthResult]:
-    """Start all servers at once in a scratch sandbox and report on each."""
+@dataclass
+class HealthReport:
+    """Per-server results plus the timings of starting them all."""
+
+    results: list[HealthResult]
+    all_started_s: float
+    forkserver_warmup_s: float | None
+
+
+async def _start_each(specs: list[ServerSpec], sandbox: Path, limits: Limits | None) -> dict[str, HealthResult]:
+    results = {}
+    for spec in specs:
+        async with open_toolbox([spec], sandbox, limits=limits) as box:
+            conn = box.connections.get(spec.name)
+            if conn is None:
+                results[spec.name] = HealthResult(spec.name, False, "failed to start",
+                                                  error=str(box.failures[spec.name]))
+            else:
+                problems = [p for t in conn.tools for p in schema_problems(t)]
+                results[spec.name] = HealthResult(spec.name, True, "ok", len(conn.tools), conn.startup_s,
+                                                  problems=problems)
+    return results
+
+
+async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -> HealthReport:
+    """Start each server alone (its own start-up time), then all at once (the episode case)."""
+    warmup = None
+    if any("bundled" in s.tags for s in specs) and forkserver.enabled():
+        t0 = time.perf_counter()
+        await anyio.to_thread.run_sync(forkserver.shared)
+        warmup = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="mcptrials-check-") as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
+        results = await _start_each(specs, sandbox, limits)
         t0 = time.perf_counter()
-        async with open_toolbox(specs, sandbox, limits=limits) as box:
+        async with open_toolbox(specs, sandbox, limits=limits):
             total = time.perf_counter() - t0
-            results = []
-            for spec in specs:
-                conn = box.connections.get(spec.name)
-                if conn is None:
-                    failure = box.failures[spec.name]
-                    results.append(HealthResult(spec.name, False, "failed to start", total_s=total,
-                                                error=str(failure)))
-                    continue
-                problems = [p for t in conn.tools for p in schema_problems(t)]
-                results.append(HealthResult(spec.name, True, "ok", len(conn.tools), conn.startup_s, total, problems))
-    return results
+    for r in results.values():
+        r.total_s = total
+    return HealthReport([results[s.name] for s in specs], total, warmup)
 
 
 async def list_tools(specs: list[ServerSpec]) -> dict[str, list[ToolInfo]]:

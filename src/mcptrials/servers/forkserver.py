@@ -1,0 +1,208 @@
+"""A warm fork server for Python MCP servers: pay the SDK import once, not once per episode.
+
+Importing the ``mcp`` SDK costs about a second of CPU; a 5-server episode on two cores would
+spend most of its start-up there. The fork server imports the SDK once, then forks a fresh
+child per launch. Each child is its own process with its own stdio, environment and working
+directory, so episodes stay isolated exactly as with a cold start.
+
+The MCP client spawns ``_forkserver_launch.py`` (stdlib only, starts in milliseconds), which
+passes its stdio file descriptors over a Unix socket; see that file for its side.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+LAUNCHER = Path(__file__).with_name("_forkserver_launch.py")
+PRELOAD = ("mcp.server", "mcp.server.mcpserver", "mcp.server.mcpserver.exceptions", "pydantic", "anyio",
+           "mcptrials.bundled.servers._runtime")
+
+
+# --------------------------------------------------------------------------- the server process
+
+
+def _run_child(request: dict[str, object], fds: list[int], inherited: list[int]) -> None:
+    """In the forked child: drop the fork server's descriptors, take over the launcher's stdio, run."""
+    signal.set_wakeup_fd(-1)
+    for fd in inherited:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    for target, fd in zip((0, 1, 2), fds, strict=True):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(str(request["cwd"]))
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in dict(request["env"]).items()})  # type: ignore[call-overload]
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the server owns it until exit
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:0] = [os.getcwd(), *extra]  # as `python -m` would see them
+    module = str(request["module"])
+    sys.argv = [module, *[str(a) for a in request.get("args", [])]]  # type: ignore[attr-defined]
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    code = 0
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve(sock_path: str) -> None:
+    """Preload the SDK, then fork a child per launch request until stdin closes."""
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(sock_path)
+    listener.listen(64)
+    waker_r, waker_w = os.pipe()
+    os.set_blocking(waker_w, False)
+    signal.set_wakeup_fd(waker_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    children: dict[int, socket.socket] = {}
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "accept")
+    selector.register(sys.stdin, selectors.EVENT_READ, "parent")
+    selector.register(waker_r, selectors.EVENT_READ, "signal")
+    print("ready", flush=True)
+    while True:
+        for key, _ in selector.select():
+            if key.data == "parent":
+                if not sys.stdin.readline():
+                    for pid in children:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGTERM)
+                    return
+            elif key.data == "signal":
+                os.read(waker_r, 512)
+                _reap(children)
+            else:
+                conn, _ = listener.accept()
+                inherited = [listener.fileno(), waker_r, waker_w, selector.fileno() if hasattr(selector, "fileno")
+                             else -1, *(c.fileno() for c in children.values())]
+                _launch(conn, children, [fd for fd in inherited if fd >= 0])
+
+
+def _launch(conn: socket.socket, children: dict[int, socket.socket], inherited: list[int]) -> None:
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
+        request = json.loads(data.decode())
+        if len(fds) != 3:
+            raise ValueError(f"expected 3 file descriptors, got {len(fds)}")
+    except (OSError, ValueError) as exc:
+        conn.sendall(json.dumps({"error": str(exc)}).encode() + b"\n")
+        conn.close()
+        return
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _run_child(request, fds, inherited)
+    for fd in fds:
+        os.close(fd)
+    children[pid] = conn
+    conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+
+
+def _reap(children: dict[int, socket.socket]) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = children.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps({"status": os.waitstatus_to_exitcode(status) & 0xFF}).encode() + b"\n")
+            conn.close()
+
+
+# --------------------------------------------------------------------------- the client side
+
+
+class ForkServer:
+    """Handle on a running fork server, started on first use and stopped at exit."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.mkdtemp(prefix="mcptrials-fork-")
+        self.socket_path = os.path.join(self._dir, "fork.sock")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "mcptrials.servers.forkserver", self.socket_path],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError(f"fork server did not start (said {line!r}, exit {self._proc.poll()})")
+        atexit.register(self.close)
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def command(self, module: str, args: list[str]) -> tuple[str, list[str]]:
+        """The (command, args) a stdio client spawns to get a forked server running ``module``."""
+        return sys.executable, ["-S", str(LAUNCHER), self.socket_path, module, *args]
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.close()
+                self._proc.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+        try:
+            os.unlink(self.socket_path)
+            os.rmdir(self._dir)
+        except OSError:
+            pass
+
+
+_instance: ForkServer | None = None
+_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    """Fork servers are used unless ``MCPTRIALS_FORKSERVER=0`` (or the platform lacks fork)."""
+    return os.environ.get("MCPTRIALS_FORKSERVER", "1") != "0" and hasattr(os, "fork") and hasattr(socket, "send_fds")
+
+
+def shared() -> ForkServer:
+    """The process-wide fork server, started on first call (about one SDK import)."""
+    global _instance
+    with _lock:
+        if _instance is None or not _instance.alive:
+            _instance = ForkServer()
+        return _instance
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
