@@ -40,6 +40,8 @@ class UsageError(Exception):
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
+    from mcptrials.models.base import ProviderError
+    from mcptrials.models.pricing import PriceError
     from mcptrials.models.registry import ModelSpecError
     from mcptrials.models.scripted import ScriptError
     from mcptrials.servers.config import ConfigError
@@ -48,7 +50,8 @@ def _user_errors() -> Iterator[None]:
 
     try:
         yield
-    except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError) as exc:
+    except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
+            ProviderError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
@@ -92,47 +95,83 @@ def _select(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list
 
 
 class _ProgressView:
-    """A rich progress bar fed by the runner's events."""
+    """A rich progress bar fed by the runner's events, with each provider's request state."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, label: str) -> None:
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=False)
+                                 TimeElapsedColumn(), TextColumn("{task.fields[providers]}"),
+                                 console=console, transient=False)
+        self.label = label
         self.task_id: Any = None
         self.infra = 0
 
     def __call__(self, event: str, episode: Episode | None) -> None:
+        from mcptrials.models.registry import active_limiters
+
         if event.startswith("start:"):
             _, todo, skipped = event.split(":")
             if int(skipped):
-                self.progress.console.print(f"resuming: {skipped} episode(s) already stored, {todo} to run")
-            self.task_id = self.progress.add_task("episodes", total=int(todo))
+                self.progress.console.print(f"{self.label}: resuming, {skipped} episode(s) already stored, "
+                                            f"{todo} to run")
+            self.task_id = self.progress.add_task(self.label, total=int(todo), providers="")
         elif episode is not None:
             self.infra += episode.infra_error is not None
-            self.progress.update(self.task_id, advance=1, description=f"episodes (infra errors: {self.infra})")
+            providers = "; ".join(lim.describe() for lim in active_limiters() if lim.in_flight or lim.retries)
+            self.progress.update(self.task_id, advance=1, providers=providers,
+                                 description=f"{self.label} (infra errors: {self.infra})")
+
+
+def _models(specs: list[str], models_file: Path | None, base_url: str | None, sampling: Any,
+            prices: Path | None, tool_mode: str) -> list[Any]:
+    from mcptrials.models.pricing import load_prices
+    from mcptrials.models.registry import load_model, load_models_file, model_from_entry
+
+    table = load_prices(prices)
+    entries = load_models_file(models_file) if models_file else {}
+    chosen = specs or (list(entries) if entries else ["local:"])
+    models = []
+    for spec in chosen:
+        if spec in entries:
+            models.append(model_from_entry(entries[spec], table))
+        else:
+            models.append(load_model(spec, base_url=base_url, sampling=sampling, prices=table, tool_mode=tool_mode))
+    return models
 
 
 @app.command()
 def run(
     servers: ServersOpt = None,
     tasks: TasksOpt = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model spec, e.g. openai:gpt-4o-mini.")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Model spec (repeatable), e.g. openai:gpt-4o-mini, vllm:NAME, anthropic:NAME, local:, "
+                        "or a name from --models. Default: the embedded local model.")] = None,
+    models_file: Annotated[Path | None, typer.Option("--models", help="Models file with per-model settings.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
     agent: Annotated[str, typer.Option("--agent", help="react or reference.")] = "react",
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
+    max_episode_tokens: Annotated[int | None, typer.Option(
+        "--max-episode-tokens", min=1, help="Token cap per episode (ends it as 'budget').")] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", min=0, help="USD cap for the run: no new episode starts past it.")] = None,
     task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 2048,
+    top_p: Annotated[float | None, typer.Option("--top-p")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Completion tokens per turn.")] = 2048,
     seed: Annotated[int | None, typer.Option("--seed")] = None,
+    reasoning_effort: Annotated[str | None, typer.Option("--reasoning-effort")] = None,
+    tool_mode: Annotated[str, typer.Option("--tool-mode", help="native, or prompt for endpoints without tools.")]
+    = "native",
+    prices: Annotated[Path | None, typer.Option("--prices", help="JSON price table overriding the shipped one.")]
+    = None,
     call_timeout: Annotated[float, typer.Option("--call-timeout", help="Seconds per tool call.")] = 60.0,
     db: DbOpt = DEFAULT_DB,
 ) -> None:
     """Run agent episodes over MCP servers and store every step; re-run to resume."""
     from mcptrials.agents.registry import load_agent
     from mcptrials.models.base import SamplingSettings
-    from mcptrials.models.registry import load_model
     from mcptrials.run.runner import FatalRunError, RunPlan, execute
     from mcptrials.servers.toolbox import Limits
     from mcptrials.store.db import Store
@@ -144,27 +183,35 @@ def run(
             raise UsageError("no tasks to run (give --tasks FILE)")
         if agent not in {"react", "reference"}:
             raise UsageError(f"unknown agent {agent!r} (known: react, reference)")
-        chat = None
-        if agent != "reference":
-            sampling = SamplingSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
-            chat = load_model(model or "local:", base_url=base_url, sampling=sampling)
-        plan = RunPlan(servers=specs, tasks=chosen, agent=load_agent(agent, max_turns=max_turns), model=chat,
-                       attempts=attempts, concurrency=concurrency, limits=Limits(call_timeout=call_timeout))
+        if tool_mode not in {"native", "prompt"}:
+            raise UsageError(f"unknown tool mode {tool_mode!r} (native, prompt)")
+        sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+                                    reasoning_effort=reasoning_effort)
+        chats = [None] if agent == "reference" else _models(model or [], models_file, base_url, sampling, prices,
+                                                            tool_mode)
+        plans = [RunPlan(servers=specs, tasks=chosen, model=chat, attempts=attempts, concurrency=concurrency,
+                         agent=load_agent(agent, max_turns=max_turns, max_episode_tokens=max_episode_tokens),
+                         limits=Limits(call_timeout=call_timeout), max_cost=max_cost) for chat in chats]
         store = Store(db)
-    view = _ProgressView(err)
-    try:
-        with view.progress:
-            result = anyio.run(execute, plan, store, view)
-    except FatalRunError as exc:
-        err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
-        err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
-        raise typer.Exit(3) from None
-    except KeyboardInterrupt:
-        err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
-        raise typer.Exit(130) from None
-    err.print(f"run {result.run_id}: {result.completed} episode(s) in {result.duration_s:.1f}s "
-              f"(passed {result.counts['passed']}, failed {result.counts['failed']}, "
-              f"infra errors {result.counts['infra_error']}; {result.skipped} already stored) -> {db}")
+    for plan in plans:
+        view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name}")
+        try:
+            with view.progress:
+                result = anyio.run(execute, plan, store, view)
+        except FatalRunError as exc:
+            err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
+            err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
+            raise typer.Exit(3) from None
+        except KeyboardInterrupt:
+            err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
+            raise typer.Exit(130) from None
+        err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
+                  f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
+                  f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
+                  f"cost ${result.cost_usd:.4f}) -> {db}")
+        if result.not_started:
+            err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
+                      "re-run with a larger --max-cost to continue.")
     from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
 

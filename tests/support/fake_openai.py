@@ -24,6 +24,17 @@ class Reply:
     delay: float = 0.0
 
 
+def anthropic_message(text: str = "", tool_uses: list[tuple[str, dict[str, Any]]] | None = None,
+                      input_tokens: int = 11, output_tokens: int = 7) -> Reply:
+    """A successful Anthropic Messages API reply with optional tool_use blocks."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [{"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": args}
+                for i, (name, args) in enumerate(tool_uses or [])]
+    return Reply(body={"id": "msg_test", "type": "message", "role": "assistant", "model": "fake", "content": content,
+                       "stop_reason": "tool_use" if tool_uses else "end_turn", "stop_sequence": None,
+                       "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}})
+
+
 def completion(text: str = "", tool_calls: list[tuple[str, dict[str, Any] | str]] | None = None,
                prompt_tokens: int = 11, completion_tokens: int = 7) -> Reply:
     """A successful chat completion with optional tool calls (name, arguments)."""
@@ -81,6 +92,10 @@ class FakeOpenAI:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     @property
     def base_url(self) -> str:

@@ -46,6 +46,14 @@ class Trajectory:
         return turn
 
 
+def over_budget(trajectory: Trajectory, max_tokens: int | None) -> bool:
+    """Whether the episode has used up its token budget (prompt plus completion tokens)."""
+    if max_tokens is None:
+        return False
+    usage = trajectory.usage
+    return usage.prompt_tokens + usage.completion_tokens >= max_tokens
+
+
 def tool_schemas(toolbox: Toolbox) -> list[ToolSchema]:
     """The toolbox's tools as the model sees them: qualified name, description, input schema."""
     return [ToolSchema(name=t.qualified_name, description=t.description, parameters=t.input_schema)

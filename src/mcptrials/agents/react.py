@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from mcptrials.agents.base import Trajectory, execute_calls, timed_generate, tool_schemas
+from mcptrials.agents.base import Trajectory, execute_calls, over_budget, timed_generate, tool_schemas
 from mcptrials.model import Task, stable_hash
 from mcptrials.models.base import ChatModel, Message
 from mcptrials.servers.toolbox import Toolbox
@@ -19,11 +19,13 @@ class ReactAgent:
     """Multi-turn loop: the model sees the task and tools, calls tools, sees results, answers."""
 
     max_turns: int = 20
+    max_episode_tokens: int | None = None
     system_prompt: str = SYSTEM_PROMPT
     name: str = "react"
 
     def settings(self) -> dict[str, Any]:
-        return {"agent": self.name, "max_turns": self.max_turns, "system_prompt_hash": stable_hash(self.system_prompt)}
+        return {"agent": self.name, "max_turns": self.max_turns, "max_episode_tokens": self.max_episode_tokens,
+                "system_prompt_hash": stable_hash(self.system_prompt)}
 
     async def run(self, task: Task, toolbox: Toolbox, model: ChatModel | None, trajectory: Trajectory) -> None:
         if model is None:
@@ -36,6 +38,9 @@ class ReactAgent:
             if not response.tool_calls:
                 trajectory.final_answer = response.text
                 trajectory.termination = "done"
+                return
+            if over_budget(trajectory, self.max_episode_tokens):
+                trajectory.termination = "budget"
                 return
             messages.append(Message(role="assistant", content=response.text, tool_calls=response.tool_calls))
             records = await execute_calls(toolbox, response.tool_calls, turn, trajectory)

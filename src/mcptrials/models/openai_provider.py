@@ -19,11 +19,13 @@ from mcptrials.models.base import (
     SamplingSettings,
     ToolSchema,
 )
+from mcptrials.models.limiter import AdaptiveLimiter
+from mcptrials.models.pricing import Price
 from mcptrials.models.retry import RetryPolicy, RetryStats, parse_retry_after, with_retries
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _CONTEXT_HINTS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
-_QUOTA_HINTS = ("insufficient_quota", "quota", "billing")
+_QUOTA_HINTS = ("insufficient_quota", "quota", "billing", "credit balance")
 
 
 def wire_name(name: str) -> str:
@@ -91,6 +93,8 @@ def classify_status(status: int, body: str, headers: Any) -> ProviderError:
     if status == 404:
         return ProviderError("model_not_found", f"model or endpoint not found (HTTP 404): {snippet}",
                              status=status, raw=body)
+    if status == 400 and any(h in lowered for h in _QUOTA_HINTS):
+        return ProviderError("quota", f"quota or credit exhausted (HTTP 400): {snippet}", status=status, raw=body)
     if status in {400, 413, 422} and any(h in lowered for h in _CONTEXT_HINTS):
         return ProviderError("context_overflow", f"context window exceeded (HTTP {status}): {snippet}",
                              status=status, raw=body)
@@ -137,6 +141,9 @@ class OpenAIModel:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     timeout: float = 120.0
     provider: str = "openai"
+    price: Price = field(default_factory=Price)
+    limiter: AdaptiveLimiter | None = None
+    api_key_env: str = "OPENAI_API_KEY"
     stats: RetryStats = field(default_factory=RetryStats)
     _client: openai.AsyncOpenAI | None = None
 
@@ -147,9 +154,9 @@ class OpenAIModel:
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
             base_url = self.base_url or os.environ.get("OPENAI_BASE_URL")
-            key = self.api_key or os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
+            key = self.api_key or os.environ.get(self.api_key_env) or ("not-needed" if base_url else None)
             if key is None:
-                raise ProviderError("auth", "no API key: set OPENAI_API_KEY, or give --base-url for a local server")
+                raise ProviderError("auth", f"no API key: set {self.api_key_env}, or give --base-url for a local server")
             self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self.timeout)
         return self._client
 
@@ -161,7 +168,7 @@ class OpenAIModel:
                 "base_url": self.base_url or os.environ.get("OPENAI_BASE_URL"),
                 "sampling": self.sampling.model_dump(exclude_none=True),
                 "retry": {"max_retries": self.retry.max_retries, "base_delay": self.retry.base_delay},
-                "timeout": self.timeout}
+                "timeout": self.timeout, "price_per_mtok": {"input": self.price.input, "output": self.price.output}}
 
     def _request(self, messages: list[Message], tools: list[ToolSchema]) -> tuple[dict[str, Any], dict[str, str]]:
         names = {wire_name(t.name): t.name for t in tools}
@@ -181,7 +188,9 @@ class OpenAIModel:
 
     async def generate(self, messages: list[Message], tools: list[ToolSchema]) -> ModelResponse:
         body, names = self._request(messages, tools)
-        return await with_retries(lambda: self._once(body, names), self.retry, self.stats)
+        response = await with_retries(lambda: self._once(body, names), self.retry, self.stats, self.limiter)
+        response.usage.cost_usd = self.price.cost(response.usage)
+        return response
 
     async def _once(self, body: dict[str, Any], names: dict[str, str]) -> ModelResponse:
         client = self.client()

@@ -10,6 +10,7 @@ from typing import TypeVar
 import anyio
 
 from mcptrials.models.base import ProviderError
+from mcptrials.models.limiter import AdaptiveLimiter
 
 T = TypeVar("T")
 
@@ -41,13 +42,24 @@ class RetryStats:
 
 
 async def with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy,
-                       stats: RetryStats | None = None) -> T:
-    """Run ``call``; retry retryable ``ProviderError``s per ``policy``; re-raise the rest."""
+                       stats: RetryStats | None = None, limiter: AdaptiveLimiter | None = None) -> T:
+    """Run ``call``; retry retryable ``ProviderError``s per ``policy``; re-raise the rest.
+
+    With a ``limiter``, each attempt holds one of the provider's slots, and rate limits shrink it.
+    """
     attempt = 0
     while True:
         try:
-            return await call()
+            if limiter is None:
+                result = await call()
+            else:
+                async with limiter.slot():
+                    result = await call()
+                limiter.on_success()
+            return result
         except ProviderError as exc:
+            if limiter is not None and exc.kind == "rate_limit":
+                limiter.on_rate_limit()
             if not exc.retryable or attempt >= policy.max_retries:
                 raise
             wait = policy.delay(attempt, exc.retry_after)
@@ -55,6 +67,9 @@ async def with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy,
                 stats.retries += 1
                 stats.waited_s += wait
                 stats.by_kind[exc.kind] = stats.by_kind.get(exc.kind, 0) + 1
+            if limiter is not None:
+                limiter.retries += 1
+                limiter.waited_s += wait
             attempt += 1
             await anyio.sleep(wait)
 

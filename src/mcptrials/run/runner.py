@@ -53,7 +53,7 @@ class RunPlan:
     concurrency: int = 4
     limits: Limits = field(default_factory=Limits)
     version: str = "v0"
-    server_versions: dict[str, str] = field(default_factory=dict)
+    max_cost: float | None = None
 
     @property
     def model_spec(self) -> str:
@@ -73,6 +73,7 @@ class RunPlan:
     def record(self) -> dict[str, Any]:
         """The run record: settings plus the environment they ran in (not part of the key)."""
         return {**self.settings(), "attempts": self.attempts, "concurrency": self.concurrency,
+                "max_cost": self.max_cost,
                 "tasks": len(self.tasks), "package_version": mcptrials.__version__,
                 "git_revision": _git_revision(), "python": platform.python_version()}
 
@@ -87,6 +88,8 @@ class RunResult:
     completed: int
     counts: dict[str, int]
     duration_s: float
+    not_started: int = 0
+    cost_usd: float = 0.0
 
 
 ProgressHook = Callable[[str, Episode | None], None]
@@ -180,10 +183,15 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
         on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
     limiter = anyio.Semaphore(max(1, plan.concurrency))
     fatal: list[FatalRunError] = []
+    spent = [0.0]
+    skipped_for_budget = [0]
 
     async def one(task: Task, attempt: int, config_hash: str, cancel: anyio.CancelScope) -> None:
         async with limiter:
             if fatal:
+                return
+            if plan.max_cost is not None and spent[0] >= plan.max_cost:
+                skipped_for_budget[0] += 1  # not stored: a re-run with a larger budget picks it up
                 return
             try:
                 episode, offered = await run_episode(plan, task, attempt, run_id, config_hash)
@@ -191,6 +199,7 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
                 fatal.append(exc)
                 cancel.cancel()
                 return
+            spent[0] += episode.usage.cost_usd
             scores = score_episode(task, episode, offered)
             store.save_tools(offered.values())
             store.save_episode(episode, scores)
@@ -205,4 +214,5 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
     if fatal:
         raise fatal[0]
     return RunResult(run_id=run_id, planned=planned, skipped=planned - len(todo), completed=sum(counts.values()),
-                     counts=counts, duration_s=time.perf_counter() - t0)
+                     counts=counts, duration_s=time.perf_counter() - t0, not_started=skipped_for_budget[0],
+                     cost_usd=spent[0])
