@@ -363,8 +363,17 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
 @tasks_app.command("check")
 def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                 task_ids: Annotated[list[str] | None, typer.Option("--task")] = None,
-                concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4) -> None:
-    """Run every task's reference plan and score it; exit 1 if any fails its own spec."""
+                concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+                repeat: Annotated[bool, typer.Option("--repeat", help="Run each plan twice; compare results.")]
+                = False,
+                verbose: Annotated[bool, typer.Option("--verbose", help="List every mutation a spec misses.")]
+                = False,
+                fmt: FormatOpt = "table") -> None:
+    """Run every reference plan and score it; exit 1 if any fails its own spec.
+
+    Also reports whether each spec discriminates (one step dropped, or one checked argument
+    changed, must fail) and, with --repeat, whether two runs give byte-identical tool results.
+    """
     from mcptrials.tasks.check import check_references
 
     with _user_errors():
@@ -372,12 +381,51 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         chosen = _select(loaded, task_ids, None)
         if not chosen:
             raise UsageError("no tasks to check (give --tasks FILE)")
-    results = anyio.run(check_references, specs, chosen, concurrency)
+    results = anyio.run(check_references, specs, chosen, concurrency, 2 if repeat else 1)
     failed = [r for r in results if not r.passed]
-    for r in failed:
-        err.print(f"[red]FAIL[/red] {r.task_id}: {r.reason}", highlight=False)
-    out.print(f"reference plans passing their own spec: {len(results) - len(failed)}/{len(results)}")
+    graded = [r.discrimination for r in results if r.discrimination is not None]
+    missed = {d.task_id: d.missed for d in graded if d.missed}
+    summary: dict[str, Any] = {
+        "tasks": len(results), "reference_passed": len(results) - len(failed),
+        "catch_dropped_step": sum(d.catches_drops for d in graded),
+        "catch_changed_argument": sum(d.catches_changes for d in graded),
+        "catch_both": sum(d.catches_drops and d.catches_changes for d in graded),
+        "deterministic": sum(bool(r.deterministic) for r in results) if repeat else None,
+        "failures": {r.task_id: r.reason for r in failed},
+        "missed_mutations": missed,
+    }
+    if fmt == "json":
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        for r in failed:
+            err.print(f"[red]FAIL[/red] {r.task_id}: {r.reason}", highlight=False)
+        out.print(f"reference plans passing their own spec: {summary['reference_passed']}/{len(results)}")
+        out.print(f"specs that catch every dropped step: {summary['catch_dropped_step']}/{len(graded)}; "
+                  f"every changed checked argument: {summary['catch_changed_argument']}/{len(graded)}; "
+                  f"both: {summary['catch_both']}/{len(graded)}")
+        if repeat:
+            out.print(f"byte-identical tool results across two runs: {summary['deterministic']}/{len(results)}")
+        if missed and verbose:
+            for task_id, items in missed.items():
+                out.print(f"  {task_id}: misses {', '.join(items)}")
+        elif missed:
+            out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
     raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def diff(
+    old: Annotated[Path, typer.Argument(help="Old tool list: a saved tools/list JSON file.")],
+    new: Annotated[Path, typer.Argument(help="New tool list: a saved tools/list JSON file.")],
+    fmt: FormatOpt = "table",
+) -> None:
+    """Compare two tool lists and classify each change into evolution patterns P1-P18.
+
+    Exit code 0: no change; 1: changes found; 2: bad input.
+    """
+    from mcptrials.evolve.diff import diff_main
+
+    raise typer.Exit(diff_main(old, new, fmt))
 
 
 def main() -> None:

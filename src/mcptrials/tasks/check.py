@@ -1,30 +1,51 @@
-"""Solvability check: every task's reference plan must pass its own spec."""
+"""Solvability, discrimination and determinism checks of a task suite via its reference plans."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import anyio
 
 from mcptrials.agents.reference import ReferenceAgent
-from mcptrials.model import ServerSpec, Task
+from mcptrials.model import Episode, ServerSpec, Task
 from mcptrials.run.runner import RunPlan, run_episode
 from mcptrials.scoring.effects import score_effects
+from mcptrials.tasks.discrimination import Discrimination, discrimination
 
 
 @dataclass
 class CheckResult:
-    """Whether one task's reference plan passed, and why not."""
+    """One task's reference plan: did it pass its own spec, does the spec discriminate, is it repeatable."""
 
     task_id: str
     passed: bool
     reason: str = ""
+    discrimination: Discrimination | None = None
+    deterministic: bool | None = None
 
 
-async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
-                           concurrency: int = 4) -> list[CheckResult]:
-    """Run each reference plan in a fresh sandbox and score it with Tier-1 effects."""
+def tool_results(episode: Episode) -> list[str]:
+    """Every tool result of an episode, serialised exactly, for byte-for-byte comparison."""
+    return [json.dumps([c.name, c.content, c.structured_content, c.is_error], sort_keys=True)
+            for c in episode.tool_calls]
+
+
+def _verdict(task: Task, episode: Episode) -> tuple[bool, str]:
+    if episode.infra_error is not None:
+        return False, f"infra error: {episode.infra_error.message}"
+    errors = [f"step {c.index} {c.name}: {c.content[:160]}" for c in episode.tool_calls if c.is_error]
+    score = score_effects(task, episode)
+    reason = "; ".join([*(f"{r.id}: {r.detail}" for r in score.checkpoints if not r.passed),
+                        *score.detail.get("minefield_hits", []), *score.detail.get("order_violations", []),
+                        *errors[:2]])
+    return bool(score.passed) and not errors, reason
+
+
+async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task], concurrency: int = 4,
+                           runs: int = 1) -> list[CheckResult]:
+    """Run each reference plan ``runs`` times in fresh sandboxes; score, mutate and compare the runs."""
     plan = RunPlan(servers=dict(servers), tasks=tasks, agent=ReferenceAgent(), model=None)
     results: dict[str, CheckResult] = {}
     limiter = anyio.Semaphore(concurrency)
@@ -34,16 +55,15 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
             if not task.reference:
                 results[task.id] = CheckResult(task.id, False, "the task has no reference plan")
                 return
-            episode, _ = await run_episode(plan, task, 0, "check", "check")
-            if episode.infra_error is not None:
-                results[task.id] = CheckResult(task.id, False, f"infra error: {episode.infra_error.message}")
-                return
-            errors = [f"step {c.index} {c.name}: {c.content[:160]}" for c in episode.tool_calls if c.is_error]
-            score = score_effects(task, episode)
-            reason = "; ".join([*(f"{r.id}: {r.detail}" for r in score.checkpoints if not r.passed),
-                                *score.detail.get("minefield_hits", []), *score.detail.get("order_violations", []),
-                                *errors[:2]])
-            results[task.id] = CheckResult(task.id, bool(score.passed) and not errors, reason)
+            episodes = [(await run_episode(plan, task, i, "check", "check"))[0] for i in range(runs)]
+        passed, reason = _verdict(task, episodes[0])
+        result = CheckResult(task.id, passed, reason)
+        if passed:
+            result.discrimination = discrimination(task, episodes[0])
+        if runs > 1:
+            first = tool_results(episodes[0])
+            result.deterministic = all(tool_results(e) == first for e in episodes[1:])
+        results[task.id] = result
 
     async with anyio.create_task_group() as tg:
         for task in tasks:
