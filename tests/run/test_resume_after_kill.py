@@ -41,12 +41,12 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path, example_tasks_path: Path) -
 
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"resuming: {stored_at_kill} episode(s) already stored" in done.stderr
+    assert f"resuming, {stored_at_kill} episode(s) already stored" in done.stderr
     with sqlite3.connect(db) as conn:
         keys = conn.execute("select task_id, attempt from episodes").fetchall()
         scored = conn.execute("select count(distinct episode_id) from scores where scorer='effects'").fetchone()[0]
     assert len(keys) == 15 and len(set(keys)) == 15
     assert scored == 15
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
-    assert again.returncode == 0 and "15 episode(s) already stored, 0 to run" in again.stderr
+    assert again.returncode == 0 and "resuming, 15 episode(s) already stored, 0 to run" in again.stderr
     assert _count(db) == 15
