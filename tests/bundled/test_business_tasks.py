@@ -1,0 +1,131 @@
+"""The business/productivity task suite: valid, well covered, solvable, and discriminating."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from mcptrials.bundled.tasks import build_business_productivity as builder
+from mcptrials.model import Task, ToolEffectCheckpoint, ValueCheckpoint, split_qualified
+from mcptrials.scoring.effects import score_effects
+from mcptrials.tasks.loader import load_tasks
+
+TASK_FILE = builder.OUTPUT
+CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
+              "homonym-trap", "decoy", "prerequisite-strict", "recovery-required", "destructive-adjacent",
+              "ambiguous-intent", "cross-server-alternative", "complementary"}
+MY_SERVERS = {"finance", "shopdb", "mathstats", "units", "scicomp", "files", "mdtasks", "mail", "calendar", "memory",
+              "web"}
+STATE_SERVERS = {"files", "mdtasks", "mail", "calendar", "shopdb"}
+READ_ONLY_TOOLS = {"list_tasks", "list_inbox", "read_message", "search", "list_contacts", "list_events", "get_event",
+                   "search_events", "find_free_slots", "read_query", "list_tables", "describe_table",
+                   "list_directory", "read_file", "search_files", "search_text", "get_file_info"}
+
+
+@cache
+def tasks() -> list[Task]:
+    return [Task.model_validate(json.loads(line)) for line in TASK_FILE.read_text().splitlines() if line.strip()]
+
+
+@cache
+def tool_names() -> frozenset[str]:
+    async def collect() -> set[str]:
+        names = set()
+        for server in sorted(MY_SERVERS):
+            async with Client(builder._server(server), cache=None) as client:
+                names |= {f"{server}__{t.name}" for t in (await client.list_tools()).tools}
+        return names
+
+    return frozenset(asyncio.run(collect()))
+
+
+def test_every_line_is_a_valid_task_and_loads() -> None:
+    raw = [json.loads(line) for line in TASK_FILE.read_text().splitlines()]
+    assert len(raw) == len(tasks()) >= 75
+    assert len({t.id for t in tasks()}) == len(tasks())
+    assert [t.id for t in load_tasks(TASK_FILE)] == [t.id for t in tasks()]
+    for task in tasks():
+        assert task.now is not None and task.now.utcoffset() is not None
+        assert task.concrete_prompt and task.key_points and task.reference
+        assert set(task.servers) <= MY_SERVERS
+        assert all(cp.source == "tool_result" for cp in task.spec.checkpoints if isinstance(cp, ValueCheckpoint))
+
+
+def test_every_referenced_tool_exists() -> None:
+    known = tool_names()
+    for task in tasks():
+        named = {step.tool for step in task.reference}
+        for cp in task.spec.checkpoints:
+            named |= set(cp.tools)
+        for mine in task.spec.minefields:
+            named |= set(mine.tools)
+        assert named <= known, (task.id, sorted(named - known))
+        used = {split_qualified(step.tool)[0] for step in task.reference}
+        assert used <= set(task.servers), task.id
+
+
+def test_prompts_do_not_name_tools() -> None:
+    names = {split_qualified(n)[1] for n in tool_names() if "_" in split_qualified(n)[1]}
+    for task in tasks():
+        assert "__" not in task.prompt
+        assert not [n for n in names if n in task.prompt], task.id
+
+
+def test_coverage_of_categories_lengths_servers_and_state() -> None:
+    by_category = Counter(t.category for t in tasks())
+    assert set(by_category) == CATEGORIES
+    assert min(by_category.values()) >= 3, by_category
+    by_length = Counter(t.chain_length for t in tasks())
+    assert min(by_length[s] for s in ("short", "medium", "long")) >= 18, by_length
+    cross = [t for t in tasks() if len({split_qualified(s.tool)[0] for s in t.reference}) >= 2]
+    assert len(cross) >= 20
+    stateful = [t for t in tasks()
+                if any(split_qualified(s.tool)[0] in STATE_SERVERS and split_qualified(s.tool)[1] not in READ_ONLY_TOOLS
+                       for s in t.reference)]
+    assert len(stateful) >= 20
+    destructive = [t for t in tasks() if t.category == "destructive-adjacent"]
+    assert all(t.spec.minefields for t in destructive)
+
+
+def test_every_reference_step_is_covered_by_its_own_checkpoint() -> None:
+    for task in tasks():
+        effects = [cp for cp in task.spec.checkpoints if isinstance(cp, ToolEffectCheckpoint)]
+        assert len(effects) == len(task.reference), task.id
+        episode = builder.episode_of(task, [builder.Call(s.tool, s.args, False, "", None) for s in task.reference])
+        for index, cp in enumerate(effects):
+            solo = task.model_copy(update={"spec": task.spec.model_copy(update={
+                "checkpoints": [cp], "partial_order": [], "minefields": []})})
+            result = score_effects(solo, episode).checkpoints[0]
+            assert result.passed and result.matched_step == index, (task.id, cp.id)
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in tasks()])
+def test_reference_plan_passes_its_own_spec(task_id: str) -> None:
+    task = next(t for t in tasks() if t.id == task_id)
+    calls = builder.run_task_calls(task, builder.reference_calls(task))
+    assert not [c.text for c in calls if c.is_error]
+    score = score_effects(task, builder.episode_of(task, calls))
+    assert score.passed, [r.detail for r in score.checkpoints if not r.passed] + [score.detail]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", [t.id for t in tasks() if len(t.reference) > 1] + ["fin-001"])
+def test_dropping_any_single_step_fails(task_id: str) -> None:
+    task = next(t for t in tasks() if t.id == task_id)
+    for skip in range(len(task.reference)):
+        partial = [c for i, c in enumerate(builder.reference_calls(task)) if i != skip]
+        score = score_effects(task, builder.episode_of(task, builder.run_task_calls(task, partial)))
+        assert not score.passed, f"{task_id} still passes without step {skip + 1}"
+
+
+@pytest.mark.slow
+def test_builder_reproduces_the_shipped_file(tmp_path: Path) -> None:
+    records = builder.build(check=False)
+    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n" for r in records)
+    assert text == TASK_FILE.read_text(encoding="utf-8")
