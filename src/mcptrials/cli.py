@@ -40,6 +40,8 @@ class UsageError(Exception):
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
+    from mcptrials.evolve.plan import PlanError
+    from mcptrials.evolve.versions import VersionError
     from mcptrials.models.base import ProviderError
     from mcptrials.models.pricing import PriceError
     from mcptrials.models.registry import ModelSpecError
@@ -51,7 +53,7 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
-            ProviderError) as exc:
+            ProviderError, PlanError, VersionError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
@@ -79,6 +81,24 @@ def load_world(servers: Path | None, tasks: list[Path] | None) -> tuple[dict[str
     if problems:
         raise UsageError("; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
     return specs, loaded
+
+
+StagesOpt = Annotated[str | None, typer.Option(
+    "--stages", help="Server versions: early,middle,late (v0, v3, v5) or explicit v0,v2,...")]
+LineagesOpt = Annotated[Path | None, typer.Option(
+    "--lineages", help="Lineages folder (<server>/vK/plan.yaml); default: the bundled lineages.")]
+
+
+def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: str | None,
+                     lineages: Path | None) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
+    """(version, servers, rewritten tasks) for each requested version; just v0 without --stages."""
+    if not stages:
+        return [("v0", specs, tasks)]
+    from mcptrials.bundled.world import LINEAGES_DIR
+    from mcptrials.evolve.versions import Lineages, parse_versions, versioned_world
+
+    found = Lineages(lineages or LINEAGES_DIR)
+    return [(v, *versioned_world(specs, tasks, found, v)) for v in parse_versions(stages)]
 
 
 def _select(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list[Task]:
@@ -147,7 +167,11 @@ def run(
                         "or a name from --models. Default: the embedded local model.")] = None,
     models_file: Annotated[Path | None, typer.Option("--models", help="Models file with per-model settings.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
-    agent: Annotated[str, typer.Option("--agent", help="react or reference.")] = "react",
+    agent: Annotated[str, typer.Option(
+        "--agent", help="react; reference (plays each task's plan); stale (plays the v0 plan on every version).")]
+    = "react",
+    stages: StagesOpt = None,
+    lineages: LineagesOpt = None,
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
@@ -170,7 +194,7 @@ def run(
     db: DbOpt = DEFAULT_DB,
 ) -> None:
     """Run agent episodes over MCP servers and store every step; re-run to resume."""
-    from mcptrials.agents.registry import load_agent
+    from mcptrials.agents.registry import AGENTS, MODEL_FREE, load_agent
     from mcptrials.models.base import SamplingSettings
     from mcptrials.run.runner import FatalRunError, RunPlan, execute
     from mcptrials.servers.toolbox import Limits
@@ -181,20 +205,21 @@ def run(
         chosen = _select(loaded, task_ids, limit)
         if not chosen:
             raise UsageError("no tasks to run (give --tasks FILE)")
-        if agent not in {"react", "reference"}:
-            raise UsageError(f"unknown agent {agent!r} (known: react, reference)")
+        if agent not in AGENTS:
+            raise UsageError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
         if tool_mode not in {"native", "prompt"}:
             raise UsageError(f"unknown tool mode {tool_mode!r} (native, prompt)")
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                                     reasoning_effort=reasoning_effort)
-        chats = [None] if agent == "reference" else _models(model or [], models_file, base_url, sampling, prices,
-                                                            tool_mode)
-        plans = [RunPlan(servers=specs, tasks=chosen, model=chat, attempts=attempts, concurrency=concurrency,
+        chats = [None] if agent in MODEL_FREE else _models(model or [], models_file, base_url, sampling, prices,
+                                                          tool_mode)
+        plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                          agent=load_agent(agent, max_turns=max_turns, max_episode_tokens=max_episode_tokens),
-                         limits=Limits(call_timeout=call_timeout), max_cost=max_cost) for chat in chats]
+                         limits=Limits(call_timeout=call_timeout), max_cost=max_cost, version=version)
+                 for chat in chats for version, v_specs, v_tasks in versioned_worlds(specs, chosen, stages, lineages)]
         store = Store(db)
     for plan in plans:
-        view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name}")
+        view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
         try:
             with view.progress:
                 result = anyio.run(execute, plan, store, view)
@@ -225,16 +250,27 @@ def run(
 def score(
     db: DbOpt = DEFAULT_DB,
     tasks: TasksOpt = None,
+    lineages: LineagesOpt = None,
 ) -> None:
-    """Re-score every stored episode (optionally against fixed task files)."""
+    """Re-score every stored episode (optionally against fixed task files).
+
+    Fixed tasks are rewritten for every server version present in the store (using --lineages).
+    """
     from mcptrials.scoring.rescore import rescore
     from mcptrials.store.db import Store
     from mcptrials.tasks.loader import load_tasks
 
     with _user_errors():
         _require_db(db)
-        overrides = {t.id: t for t in load_tasks(*tasks)} if tasks else None
-        count, missing = rescore(Store(db), overrides)
+        store = Store(db)
+        overrides = None
+        if tasks:
+            fixed = load_tasks(*tasks)
+            overrides = {(t.id, "v0"): t for t in fixed}
+            versions = sorted({e.version for e in store.episodes()} - {"v0"})
+            for version, _, v_tasks in versioned_worlds({}, fixed, ",".join(versions), lineages) if versions else []:
+                overrides.update({(t.id, version): t for t in v_tasks})
+        count, missing = rescore(store, overrides)
     if missing:
         err.print(f"[yellow]warning:[/yellow] no task definition for {', '.join(missing)}; left unscored")
     err.print(f"re-scored {count} episode(s) in {db}")
@@ -368,6 +404,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                 = False,
                 verbose: Annotated[bool, typer.Option("--verbose", help="List every mutation a spec misses.")]
                 = False,
+                stages: StagesOpt = None, lineages: LineagesOpt = None,
                 fmt: FormatOpt = "table") -> None:
     """Run every reference plan and score it; exit 1 if any fails its own spec.
 
@@ -381,7 +418,16 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         chosen = _select(loaded, task_ids, None)
         if not chosen:
             raise UsageError("no tasks to check (give --tasks FILE)")
-    results = anyio.run(check_references, specs, chosen, concurrency, 2 if repeat else 1)
+        worlds = versioned_worlds(specs, chosen, stages, lineages)
+    results = []
+    for version, v_specs, v_tasks in worlds:
+        found = anyio.run(check_references, v_specs, v_tasks, concurrency, 2 if repeat else 1)
+        if stages:
+            bad = sum(not r.passed for r in found)
+            out.print(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}")
+            for r in found:
+                r.task_id = f"{r.task_id}@{version}"
+        results.extend(found)
     failed = [r for r in results if not r.passed]
     graded = [r.discrimination for r in results if r.discrimination is not None]
     missed = {d.task_id: d.missed for d in graded if d.missed}
@@ -411,6 +457,45 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         elif missed:
             out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
     raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def evolve(
+    server: Annotated[str, typer.Option("--server", help="Name of the server to evolve.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for versions v0..vN and their manifests.")],
+    servers: ServersOpt = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, max=50)] = 5,
+    mode: Annotated[str, typer.Option("--mode", help="interface (deterministic proxy plans) or source (LLM).")]
+    = "interface",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    model: Annotated[str | None, typer.Option("--model", help="LLM for --mode source.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+) -> None:
+    """Evolve a server through versions, one operator (O1-O11) per round, with a manifest per version."""
+    with _user_errors():
+        specs, _ = load_world(servers, None)
+        if server not in specs:
+            raise UsageError(f"no server {server!r} (known: {', '.join(sorted(specs))})")
+        if mode not in {"interface", "source"}:
+            raise UsageError(f"unknown mode {mode!r} (interface, source)")
+        if mode == "interface":
+            from mcptrials.evolve.lineage import evolve as evolve_interface
+
+            manifests = evolve_interface(specs[server], rounds, seed, out_dir)
+        else:
+            from mcptrials.evolve.source.lineage import evolve_source
+            from mcptrials.models.registry import load_model
+
+            if not model:
+                raise UsageError("--mode source needs --model (the LLM that writes the changes)")
+            manifests = evolve_source(specs[server], rounds, seed, out_dir, load_model(model, base_url=base_url))
+    table = Table(title=f"{server}: {len(manifests) - 1} round(s) -> {out_dir}", title_justify="left")
+    for col in ("version", "operator", "target", "patterns", "tools", "summary"):
+        table.add_column(col)
+    for m in manifests:
+        table.add_row(m.version, m.operator or "-", m.target_tool or "-", ",".join(m.patterns) or "-",
+                      str(m.tool_count), m.summary or "original")
+    out.print(table)
 
 
 @app.command()

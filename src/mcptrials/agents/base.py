@@ -100,7 +100,10 @@ async def timed_generate(model: ChatModel, messages: list[Message],
 class Agent(Protocol):
     """An agent design: given a task, tools and a model, it produces a trajectory."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The agent's name, recorded with every episode."""
+        ...
 
     def settings(self) -> dict[str, Any]:
         """Every setting of this agent that can change a score."""

@@ -15,6 +15,7 @@ from mcptrials.model import ServerSpec, Task
 
 SERVERS_DIR = Path(__file__).parent / "servers"
 TASKS_DIR = Path(__file__).parent / "tasks"
+LINEAGES_DIR = Path(__file__).parent / "lineages"
 _META = {"DYNAMISM": "dynamism", "CATEGORY": "category", "DESCRIPTION": "description"}
 
 

@@ -15,6 +15,12 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
 def render_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, sort_keys=False, default=str)
 
@@ -61,6 +67,23 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
             sub.add_row(b["model"], b["agent"], b["value"], str(b["n_tasks"]), _pct(b["pass_hat_k"]),
                         _pct(b["pass_at_1"]), str(b["infra_errors"]))
         console.print(sub)
+    for evo in report.get("evolution", []):
+        table = Table(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
+                            f"{evo['ecs_tasks']} tasks)", title_justify="left")
+        table.add_column("version")
+        table.add_column("mean checkpoint score", justify="right")
+        for version in evo["versions"]:
+            table.add_row(version, _num(evo["stage_means"].get(version)))
+        console.print(table)
+        ops = Table(title="Operator impact", title_justify="left")
+        for col in ("operator", "mean score change", "transitions", "tasks broken"):
+            ops.add_column(col, justify="left" if col == "operator" else "right")
+        for op in sorted(set(evo["operator_impact"]) | set(evo["tasks_broken_by_operator"]),
+                         key=lambda o: (len(o), o)):
+            impact = evo["operator_impact"].get(op, {})
+            ops.add_row(op, _num(impact.get("mean_delta"), signed=True), str(impact.get("transitions", 0)),
+                        str(evo["tasks_broken_by_operator"].get(op, 0)))
+        console.print(ops)
     failed = [e for e in report["episodes"] if e["outcome"] == "failed"]
     if failed:
         codes: dict[str, int] = {}

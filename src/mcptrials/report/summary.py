@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcptrials.model import Episode, Score, Task
+from mcptrials.report.evolution import evolution_summary
 from mcptrials.scoring.stats import mean_over_tasks, wilson_interval
-from mcptrials.store.db import Store, outcome_of
+from mcptrials.store.db import Store, outcome_of, task_for
 
 RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate")
 
@@ -75,7 +76,7 @@ def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dic
 
 
 def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, Score]],
-                 tasks: Mapping[str, Task], k: int | None = None) -> dict[str, Any]:
+                 tasks: Mapping[tuple[str, str], Task], k: int | None = None) -> dict[str, Any]:
     """The whole report: summary per model x agent, breakdowns, and one row per episode."""
     rows = [episode_row(e, scores.get(e.id, {})) for e in episodes]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -88,7 +89,7 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
                                ("version", None)):
             buckets: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for row in group:
-                task = tasks.get(row["task_id"])
+                task = task_for(tasks, row["task_id"], row["version"])
                 if key is None:
                     buckets[row["version"]].append(row)
                 elif task is not None:
@@ -100,7 +101,12 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
                 breakdown.append({"model": model, "agent": agent, "dimension": dimension, "value": value,
                                   **{f: agg[f] for f in ("n_tasks", "k", "pass_hat_k", "pass_at_1",
                                                          "infra_errors")}})
-    return {"summary": summary, "breakdown": breakdown, "episodes": rows}
+    evolution = []
+    for (model, agent), group in sorted(groups.items()):
+        found = evolution_summary(group, tasks)
+        if found is not None:
+            evolution.append({"model": model, "agent": agent, **found})
+    return {"summary": summary, "breakdown": breakdown, "evolution": evolution, "episodes": rows}
 
 
 def report_from_store(store: Store, k: int | None = None) -> dict[str, Any]:

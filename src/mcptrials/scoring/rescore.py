@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from mcptrials.model import Episode, Score, Task, ToolInfo, split_qualified
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
-from mcptrials.store.db import Store
+from mcptrials.store.db import Store, task_for
 
 
 def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str, ToolInfo]:
@@ -20,20 +20,20 @@ def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str
     return tools
 
 
-def rescore(store: Store, tasks: Mapping[str, Task] | None = None) -> tuple[int, list[str]]:
-    """Score every stored episode again; ``tasks`` overrides the stored task definitions.
+def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None) -> tuple[int, list[str]]:
+    """Score every stored episode again; ``tasks`` ((id, version) -> task) overrides stored definitions.
 
     Returns the number re-scored and the ids of tasks that could not be found.
     """
-    known = dict(store.tasks())
+    known = store.tasks()
     if tasks:
-        known.update(tasks)
         store.save_tasks(tasks.values())
+        known.update(tasks)
     catalog = store.tool_catalog()
     missing: set[str] = set()
     batch: list[tuple[Episode, list[Score]]] = []
     for episode in store.episodes():
-        task = known.get(episode.task_id)
+        task = task_for(known, episode.task_id, episode.version)
         if task is None:
             missing.add(episode.task_id)
             continue

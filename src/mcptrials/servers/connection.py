@@ -130,8 +130,8 @@ class ServerConnection:
         command, args = spec.command, list(spec.args)
         if command in {"python", "python3"}:
             command = sys.executable  # a bare "python" means the interpreter mcptrials runs in
-        if self._forks is not None and command == sys.executable and args[:1] == ["-m"] and len(args) >= 2:
-            command, args = self._forks.command(args[1], args[2:])
+        if self._forks is not None:
+            command, args = _forked(self._forks, command, args)
         params = StdioServerParameters(command=command, args=args, env=env,
                                        cwd=spec.cwd or str(self.sandbox), encoding_error_handler="replace")
         return stdio_client(params, errlog=errlog)
@@ -224,6 +224,20 @@ class ServerConnection:
             truncated=truncated,
             result_bytes=size,
         )
+
+
+def _forked(forks: ForkServer, command: str, args: list[str]) -> tuple[str, list[str]]:
+    """Route ``python -m module`` through the fork server, and likewise a proxy's upstream command."""
+    if command != sys.executable or args[:1] != ["-m"] or len(args) < 2:
+        return command, args
+    rest = list(args[2:])
+    if "--upstream-command" in rest:
+        at = rest.index("--upstream-command")
+        upstream = rest[at + 1:]
+        if upstream[:2] == [sys.executable, "-m"] and len(upstream) >= 3:
+            launch_cmd, launch_args = forks.command(upstream[2], upstream[3:])
+            rest = [*rest[:at + 1], launch_cmd, *launch_args]
+    return forks.command(args[1], rest)
 
 
 def _describe(exc: BaseException) -> str:

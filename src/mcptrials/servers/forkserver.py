@@ -27,7 +27,7 @@ from pathlib import Path
 
 LAUNCHER = Path(__file__).with_name("_forkserver_launch.py")
 PRELOAD = ("mcp.server", "mcp.server.mcpserver", "mcp.server.mcpserver.exceptions", "pydantic", "anyio",
-           "mcptrials.bundled.servers._runtime")
+           "mcptrials.bundled.servers._runtime", "mcptrials.evolve.proxy")
 
 
 # --------------------------------------------------------------------------- the server process

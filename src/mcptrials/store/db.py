@@ -8,7 +8,7 @@ episodes still in flight. Scores can be replaced by re-scoring.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ runs = Table(
 tasks = Table(
     "tasks", metadata,
     Column("id", String, primary_key=True),
+    Column("version", String, primary_key=True),
     Column("data", JSON, nullable=False),
 )
 tools = Table(
@@ -79,6 +80,16 @@ scores = Table(
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def task_version(task: Task) -> str:
+    """The server version a (possibly rewritten) task definition belongs to."""
+    return str(task.provenance.get("version", "v0"))
+
+
+def task_for(known: Mapping[tuple[str, str], Task], task_id: str, version: str) -> Task | None:
+    """The definition of a task on a version, falling back to its original (v0) form."""
+    return known.get((task_id, version)) or known.get((task_id, "v0"))
 
 
 def outcome_of(episode: Episode, effects: Score | None) -> str:
@@ -118,14 +129,13 @@ class Store:
                                                      "config_hash": config_hash, "config": config}], ["id"]))
 
     def save_tasks(self, items: Iterable[Task]) -> None:
-        rows = [{"id": t.id, "data": t.model_dump(mode="json")} for t in items]
-        if not rows:
-            return
+        """Store task definitions per (id, version); the latest wins, so re-scoring uses fixed specs."""
+        rows = [{"id": t.id, "version": task_version(t), "data": t.model_dump(mode="json")} for t in items]
         with self.engine.begin() as conn:
-            for row in rows:  # the latest definition of a task wins, so re-scoring uses fixed specs
-                existing = conn.execute(select(tasks.c.id).where(tasks.c.id == row["id"])).first()
-                if existing:
-                    conn.execute(tasks.update().where(tasks.c.id == row["id"]).values(data=row["data"]))
+            for row in rows:
+                key = (tasks.c.id == row["id"]) & (tasks.c.version == row["version"])
+                if conn.execute(select(tasks.c.id).where(key)).first():
+                    conn.execute(tasks.update().where(key).values(data=row["data"]))
                 else:
                     conn.execute(tasks.insert().values(row))
 
@@ -200,9 +210,10 @@ class Store:
                 out.setdefault(score.episode_id, {})[score.scorer] = score
         return out
 
-    def tasks(self) -> dict[str, Task]:
+    def tasks(self) -> dict[tuple[str, str], Task]:
+        """Every stored task definition keyed by (task id, server version)."""
         with self.engine.connect() as conn:
-            return {row.id: Task.model_validate(row.data) for row in conn.execute(select(tasks))}
+            return {(row.id, row.version): Task.model_validate(row.data) for row in conn.execute(select(tasks))}
 
     def tool_catalog(self) -> dict[str, ToolInfo]:
         """Every tool ever offered, keyed by ``schema_hash:server``."""
