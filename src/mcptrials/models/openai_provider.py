@@ -156,7 +156,8 @@ class OpenAIModel:
             base_url = self.base_url or os.environ.get("OPENAI_BASE_URL")
             key = self.api_key or os.environ.get(self.api_key_env) or ("not-needed" if base_url else None)
             if key is None:
-                raise ProviderError("auth", f"no API key: set {self.api_key_env}, or give --base-url for a local server")
+                raise ProviderError("auth", f"no API key: set {self.api_key_env}, "
+                                            "or give --base-url for a local server")
             self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self.timeout)
         return self._client
 
