@@ -181,6 +181,8 @@ def run(
         "--max-cost", min=0, help="USD cap for the run: no new episode starts past it.")] = None,
     task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
+    run_all: Annotated[bool, typer.Option(
+        "--all", help="With the default local model, run every task instead of the 5-task smoke set.")] = False,
     temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
     top_p: Annotated[float | None, typer.Option("--top-p")] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Completion tokens per turn.")] = 2048,
@@ -203,6 +205,12 @@ def run(
     with _user_errors():
         specs, loaded = load_world(servers, tasks)
         chosen = _select(loaded, task_ids, limit)
+        if not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all or tasks):
+            from mcptrials.bundled.world import smoke_tasks
+
+            chosen = smoke_tasks(chosen)
+            err.print(f"no --model: the embedded local model runs a smoke set of {len(chosen)} bundled tasks "
+                      "(--all for every task, --limit N, or --model to use another model)")
         if not chosen:
             raise UsageError("no tasks to run (give --tasks FILE)")
         if agent not in AGENTS:

@@ -54,6 +54,19 @@ def bundled_task_files() -> list[Path]:
     return sorted(TASKS_DIR.glob("*.jsonl"))
 
 
+def smoke_tasks(tasks: list[Task], n: int = 5) -> list[Task]:
+    """A small, varied set for a first run: short tasks of different categories, in id order."""
+    chosen: list[Task] = []
+    seen: set[str] = set()
+    for task in sorted((t for t in tasks if t.chain_length == "short"), key=lambda t: t.id):
+        if task.category not in seen:
+            chosen.append(task)
+            seen.add(task.category)
+        if len(chosen) == n:
+            break
+    return chosen
+
+
 def bundled_tasks() -> list[Task]:
     """The whole bundled task suite."""
     from mcptrials.tasks.loader import load_tasks
