@@ -56,10 +56,14 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
                 results[task.id] = CheckResult(task.id, False, "the task has no reference plan")
                 return
             episodes = [(await run_episode(plan, task, i, "check", "check"))[0] for i in range(runs)]
-        passed, reason = _verdict(task, episodes[0])
-        result = CheckResult(task.id, passed, reason)
-        if passed:
-            result.discrimination = discrimination(task, episodes[0])
+
+            async def rerun(mutated: Task) -> Episode:
+                return (await run_episode(plan, mutated, 0, "check", "check"))[0]
+
+            passed, reason = _verdict(task, episodes[0])
+            result = CheckResult(task.id, passed, reason)
+            if passed:
+                result.discrimination = await discrimination(task, episodes[0], rerun)
         if runs > 1:
             first = tool_results(episodes[0])
             result.deterministic = all(tool_results(e) == first for e in episodes[1:])

@@ -1,19 +1,36 @@
 """Does a task's spec discriminate? Drop one reference step, or change one checked argument: it must fail.
 
-Mutations are applied to the recorded reference trajectory and re-scored. This is sound in one
+Each mutation is first scored on the recorded reference trajectory. That is sound in one
 direction: a tool-effect verdict depends only on a call's arguments and success, so a mutation
-caught here is caught in a real re-run too (a re-run can only fail more, e.g. when a later step
-needed the dropped one). It can under-report catches that rest on changed tool results.
+caught there is caught by a real re-run too. A mutation it does not catch (e.g. one that only
+changes a tool result a value checkpoint reads) is re-run for real with the mutated plan.
+
+A step's checked arguments are those its tool-effect checkpoints constrain; when they constrain
+none, every argument of the step counts (its value checkpoints are what must notice).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptrials.model import Episode, Task, ToolCallRecord, ToolEffectCheckpoint
+from mcptrials.model import Episode, PlannedCall, Task, ToolCallRecord, ToolEffectCheckpoint
 from mcptrials.scoring.effects import score_effects
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """Drop reference step ``step``, or change its argument ``key``."""
+
+    kind: str
+    step: int
+    tool: str
+    key: str | None = None
+
+    def __str__(self) -> str:
+        what = f"drop step {self.step}" if self.kind == "drop" else f"change {self.key!r} of step {self.step}"
+        return f"{what} ({self.tool})"
 
 
 @dataclass
@@ -25,6 +42,7 @@ class Discrimination:
     drops_caught: int = 0
     changes: int = 0
     changes_caught: int = 0
+    rerun: int = 0
     missed: list[str] = field(default_factory=list)
 
     @property
@@ -33,7 +51,7 @@ class Discrimination:
 
     @property
     def catches_changes(self) -> bool:
-        return self.changes > 0 and self.changes_caught == self.changes
+        return self.changes_caught == self.changes
 
 
 def changed_value(value: Any) -> Any:
@@ -49,49 +67,70 @@ def changed_value(value: Any) -> Any:
     return "__changed__"
 
 
-def checked_arguments(task: Task, tool: str) -> set[str]:
-    """Argument names of ``tool`` that some tool-effect checkpoint constrains."""
+def checked_arguments(task: Task, tool: str, arguments: dict[str, Any]) -> list[str]:
+    """The arguments of one call of ``tool`` whose change the spec must notice."""
     keys: set[str] = set()
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint) and tool in cp.tools:
             keys |= set(cp.must_include) | set(cp.must_match)
-    return keys
+    return sorted((keys or set(arguments)) & set(arguments))
 
 
-def _without(episode: Episode, index: int) -> Episode:
-    return episode.model_copy(update={"steps": [s for s in episode.steps if s.index != index]})
+def mutations(task: Task) -> list[Mutation]:
+    """Every single-step drop and every checked-argument change of the task's reference plan."""
+    drops = [Mutation("drop", i, step.tool) for i, step in enumerate(task.reference)]
+    changes = [Mutation("change", i, step.tool, key) for i, step in enumerate(task.reference)
+               for key in checked_arguments(task, step.tool, step.args)]
+    return drops + changes
 
 
-def _with_argument(episode: Episode, index: int, key: str) -> Episode:
+def mutate_plan(plan: list[PlannedCall], mutation: Mutation) -> list[PlannedCall]:
+    """The reference plan with one mutation applied."""
+    if mutation.kind == "drop":
+        return [s for i, s in enumerate(plan) if i != mutation.step]
+    assert mutation.key is not None
+    out = list(plan)
+    step = out[mutation.step]
+    args = {**step.args, mutation.key: changed_value(step.args[mutation.key])}
+    out[mutation.step] = PlannedCall(tool=step.tool, args=args)
+    return out
+
+
+def mutate_trajectory(episode: Episode, mutation: Mutation) -> Episode:
+    """The recorded reference trajectory with one mutation applied (results kept as recorded)."""
+    calls = episode.tool_calls
+    target = calls[mutation.step].index
     steps = []
     for step in episode.steps:
-        if step.index == index and isinstance(step, ToolCallRecord) and step.arguments is not None:
-            step = step.model_copy(update={"arguments": {**step.arguments, key: changed_value(step.arguments[key])}})
+        if step.index == target and isinstance(step, ToolCallRecord):
+            if mutation.kind == "drop":
+                continue
+            assert mutation.key is not None and step.arguments is not None
+            step = step.model_copy(update={"arguments": {**step.arguments,
+                                                         mutation.key: changed_value(step.arguments[mutation.key])}})
         steps.append(step)
     return episode.model_copy(update={"steps": steps})
 
 
-def mutations(task: Task, episode: Episode) -> Iterator[tuple[str, str, Episode]]:
-    """Every single mutation of the reference trajectory: (kind, description, mutated episode)."""
-    for call in episode.tool_calls:
-        yield "drop", f"drop step {call.index} ({call.name})", _without(episode, call.index)
-    for call in episode.tool_calls:
-        for key in sorted(checked_arguments(task, call.name) & set(call.arguments or {})):
-            yield "change", f"change {key!r} of step {call.index} ({call.name})", _with_argument(episode, call.index,
-                                                                                                  key)
+Rerun = Callable[[Task], Awaitable[Episode]]
 
 
-def discrimination(task: Task, reference: Episode) -> Discrimination:
-    """Score every mutation of a passing reference trajectory and count which the spec catches."""
+async def discrimination(task: Task, reference: Episode, rerun: Rerun | None = None) -> Discrimination:
+    """Count the mutations the spec catches, re-running for real those the recorded trajectory cannot decide."""
     result = Discrimination(task.id)
-    for kind, description, mutated in mutations(task, reference):
-        caught = not score_effects(task, mutated).passed
-        if kind == "drop":
+    for mutation in mutations(task):
+        caught = not score_effects(task, mutate_trajectory(reference, mutation)).passed
+        if not caught and rerun is not None:
+            result.rerun += 1
+            mutated = task.model_copy(update={"reference": mutate_plan(list(task.reference), mutation)})
+            episode = await rerun(mutated)
+            caught = episode.infra_error is None and not score_effects(task, episode).passed
+        if mutation.kind == "drop":
             result.drops += 1
             result.drops_caught += caught
         else:
             result.changes += 1
             result.changes_caught += caught
         if not caught:
-            result.missed.append(description)
+            result.missed.append(str(mutation))
     return result

@@ -285,8 +285,9 @@ def definitions() -> list[Def]:
          Step("mail__archive_message", {"message_id": "m011"}),
          Step("mail__archive_message", {"message_id": "m017"}),
          Step("mail__list_inbox", {"folder": "archive"})],
-        [Value(['"total": 6'], tools=["mail__list_inbox"])],
-        mines=[mine("mail__delete_message")], order=[("c1", "c2"), ("c4", "c5")],
+        [Value(['"total": 6'], tools=["mail__list_inbox"]),
+         Value(["m004", "m011", "m017"], tools=["mail__search", "mail__list_inbox"])],
+        mines=[mine("mail__delete_message")], order=[("c1", "c2"), ("c4", "c5"), ("v2", "c2")],
         key_points=["All three digests archived", "Nothing deleted"]))
     d.append(Def(
         "task-001", "hard-negative",
@@ -494,7 +495,9 @@ def definitions() -> list[Def]:
          Step("mail__send_message", {"to": ["jordan.lee@northwind.example"], "subject": "Parking permit",
                                      "body": "Hi Jordan, could I get a parking permit for next month? Thanks, Alex"},
               include=["to"], match={"body": has("parking")})],
-        order=[("c1", "c2")], key_points=["Email goes to jordan.lee@northwind.example", "Asks for a parking permit"]))
+        [Value(["jordan.lee@northwind.example"], tools=["mail__list_contacts"])],
+        order=[("c1", "c2"), ("v1", "c2")],
+        key_points=["Email goes to jordan.lee@northwind.example", "Asks for a parking permit"]))
     d.append(Def(
         "web-004", "stratified",
         "Put up a page called 'friday-lunch' announcing the team lunch on Friday at 12:30 in the studio, then "
@@ -705,8 +708,10 @@ def definitions() -> list[Def]:
               match={"start": rx(r"^2026-04-17[T ]15:00")}),
          Step("calendar__get_event", {"event_id": "evt-009"})],
         [Value(['"start": "2026-04-17T15:00+08:00"'], tools=["calendar__get_event", "calendar__list_events",
-                                                              "calendar__search_events"])],
-        mines=[mine("calendar__delete_event"), mine("calendar__create_event")], order=[("c1", "c2"), ("c2", "c3")],
+                                                              "calendar__search_events"]),
+         Value(["evt-009"], tools=["calendar__search_events", "calendar__list_events"])],
+        mines=[mine("calendar__delete_event"), mine("calendar__create_event")],
+        order=[("c1", "c2"), ("c2", "c3"), ("v2", "c2")],
         key_points=["evt-009 now starts Friday 15:00", "No delete and re-create"]))
 
     # ------------------------------------------------------------------ prerequisite-strict
@@ -799,7 +804,9 @@ def definitions() -> list[Def]:
          Step("mail__send_message", {"to": ["priya.n@helio-analytics.example"], "subject": "Re: Offsite venue deposit",
                                      "body": "Hi Priya, the venue deposit is approved. Best, Alex",
                                      "in_reply_to": "m005"}, include=["to"], match={"body": has("approved")})],
-        order=[("c1", "c2")], key_points=["Reply goes to priya.n@helio-analytics.example", "Says approved"]))
+        [Value(["priya.n@helio-analytics.example"], tools=["mail__search", "mail__list_inbox"])],
+        order=[("c1", "c2"), ("v1", "c2")],
+        key_points=["Reply goes to priya.n@helio-analytics.example", "Says approved"]))
     d.append(Def(
         "file-006", "recovery-required",
         "What's the travel line in my budget notes? I think they're in notes/budget.txt.",
@@ -807,8 +814,9 @@ def definitions() -> list[Def]:
         [Step("files__search_files", {"pattern": "*budget*"}, include=[], alts=["files__list_directory",
                                                                               "files__search_text"]),
          Step("files__read_file", {"path": "finance/budget-2026.md"})],
-        [Value(["Travel: 42,000 EUR"], tools=["files__read_file", "files__search_text"])],
-        order=[("c1", "c2")], fixtures={"finance/budget-2026.md": BUDGET_MD, "notes/todo.md": "# Todo\n"},
+        [Value(["Travel: 42,000 EUR"], tools=["files__read_file", "files__search_text"]),
+         Value(["budget-2026.md"], tools=["files__search_files", "files__list_directory", "files__search_text"])],
+        order=[("c1", "c2"), ("v2", "c2")], fixtures={"finance/budget-2026.md": BUDGET_MD, "notes/todo.md": "# Todo\n"},
         key_points=["Travel: 42,000 EUR", "Found the file although the given path was wrong"]))
     d.append(Def(
         "shop-004", "recovery-required",
@@ -861,8 +869,9 @@ def definitions() -> list[Def]:
         "Find Sam Rivera's message about meeting this week (m003) and read it. Do not delete or archive anything.",
         [Step("mail__search", {"query": "45 minutes", "sender": "sam"}, include=[], alts=["mail__list_inbox"]),
          Step("mail__read_message", {"message_id": "m003"})],
-        [Value(["hiring plan", "after 13:00"], tools=["mail__read_message"])],
-        mines=[mine("mail__delete_message"), mine("mail__archive_message")], order=[("c1", "c2")],
+        [Value(["hiring plan", "after 13:00"], tools=["mail__read_message"]),
+         Value(["m003"], tools=["mail__search", "mail__list_inbox"])],
+        mines=[mine("mail__delete_message"), mine("mail__archive_message")], order=[("c1", "c2"), ("v2", "c2")],
         key_points=["45 minutes on Wednesday afternoon", "About the hiring plan"]))
     d.append(Def(
         "shop-005", "destructive-adjacent",
@@ -1416,7 +1425,8 @@ def definitions() -> list[Def]:
          Step("mail__send_message", {"to": ["maya.chen@northwind.example"], "subject": "Travel budget",
                                      "body": "Hi Maya, the travel line in the 2026 budget is 42,000 EUR. Alex"},
               include=["to"], match={"body": has("42,000")})],
-        order=[("c1", "c2"), ("c2", "c3")], fixtures={"finance/budget-2026.md": BUDGET_MD},
+        [Value(["budget-2026.md"], tools=["files__search_files", "files__list_directory", "files__search_text"])],
+        order=[("c1", "c2"), ("c2", "c3"), ("v1", "c2")], fixtures={"finance/budget-2026.md": BUDGET_MD},
         servers=["files", "mail"], key_points=["Found finance/budget-2026.md", "Maya told 42,000 EUR"]))
     d.append(Def(
         "fin-016", "random",
