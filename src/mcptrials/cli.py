@@ -479,30 +479,49 @@ def evolve(
     model: Annotated[str | None, typer.Option("--model", help="LLM for --mode source.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url")] = None,
 ) -> None:
-    """Evolve a server through versions, one operator (O1-O11) per round, with a manifest per version."""
+    """Evolve a server through versions, one operator (O1-O11) per round, with a manifest per version.
+
+    interface: deterministic mutation plans served by a proxy (any server, no LLM; --seed).
+    source: an LLM picks an operator and rewrites a Python server's code, validated each round.
+    """
     with _user_errors():
         specs, _ = load_world(servers, None)
         if server not in specs:
             raise UsageError(f"no server {server!r} (known: {', '.join(sorted(specs))})")
         if mode not in {"interface", "source"}:
             raise UsageError(f"unknown mode {mode!r} (interface, source)")
-        if mode == "interface":
-            from mcptrials.evolve.lineage import evolve as evolve_interface
+        if mode == "source" and not model:
+            raise UsageError("--mode source needs --model (the LLM that writes the changes)")
+    if mode == "interface":
+        from mcptrials.evolve.lineage import evolve as evolve_interface
 
+        with _user_errors():
             manifests = evolve_interface(specs[server], rounds, seed, out_dir)
-        else:
-            from mcptrials.evolve.source.lineage import evolve_source
-            from mcptrials.models.registry import load_model
+        table = Table(title=f"{server}: {len(manifests) - 1} round(s) -> {out_dir}", title_justify="left")
+        for col in ("version", "operator", "target", "patterns", "tools", "summary"):
+            table.add_column(col)
+        for m in manifests:
+            table.add_row(m.version, m.operator or "-", m.target_tool or "-", ",".join(m.patterns) or "-",
+                          str(m.tool_count), m.summary or "original")
+        out.print(table)
+        return
+    from mcptrials.evolve.source.mutate import evolve_source
+    from mcptrials.evolve.source.tree import source_server_for
+    from mcptrials.models.registry import load_model
 
-            if not model:
-                raise UsageError("--mode source needs --model (the LLM that writes the changes)")
-            manifests = evolve_source(specs[server], rounds, seed, out_dir, load_model(model, base_url=base_url))
-    table = Table(title=f"{server}: {len(manifests) - 1} round(s) -> {out_dir}", title_justify="left")
-    for col in ("version", "operator", "target", "patterns", "tools", "summary"):
+    with _user_errors():
+        chat = load_model(model or "", base_url=base_url)
+        try:
+            source = source_server_for(specs[server], out_dir / "_original")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    history = anyio.run(evolve_source, source, chat, rounds, out_dir)
+    table = Table(title=f"{server}: source evolution -> {out_dir}", title_justify="left")
+    for col in ("round", "version", "operator", "targets", "patterns", "rejected attempts"):
         table.add_column(col)
-    for m in manifests:
-        table.add_row(m.version, m.operator or "-", m.target_tool or "-", ",".join(m.patterns) or "-",
-                      str(m.tool_count), m.summary or "original")
+    for r in history:
+        table.add_row(str(r.round), r.version or "skipped", r.operator or "-", ",".join(r.target_tools) or "-",
+                      ",".join(r.patterns) or "-", "; ".join(f"{x.step}: {x.reason}"[:80] for x in r.rejections) or "-")
     out.print(table)
 
 

@@ -1,0 +1,1 @@
+"""A bookshelf server whose tool schemas, handlers and wiring live in three modules."""

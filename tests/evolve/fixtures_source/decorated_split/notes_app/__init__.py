@@ -1,0 +1,1 @@
+"""A notes server whose server object and tools live in separate modules."""
