@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import anyio
@@ -78,10 +78,9 @@ async def execute_calls(toolbox: Toolbox, requests: list[ToolCallRequest], turn:
         t0 = time.perf_counter()
         server, tool, outcome = await toolbox.call(request.name, request.arguments)
         record.server, record.tool = server, tool
-        record.content, record.structured_content = outcome.content, outcome.structured_content
-        record.is_error, record.error_kind = outcome.is_error, outcome.error_kind
+        for key, value in asdict(outcome).items():  # the outcome's fields are a subset of the record's
+            setattr(record, key, value)
         record.latency_s = outcome.latency_s or (time.perf_counter() - t0)
-        record.truncated, record.result_bytes = outcome.truncated, outcome.result_bytes
 
     async with anyio.create_task_group() as tg:
         for record, request in zip(records, requests, strict=True):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from mcptrials.model import ToolCallRequest, Usage
-from mcptrials.models.base import EpisodeContext, Message, ModelResponse, ProviderError, SamplingSettings, ToolSchema
-from mcptrials.models.limiter import AdaptiveLimiter
+from mcptrials.models.base import Message, ModelResponse, ProviderError, ToolSchema
+from mcptrials.models.endpoint import EndpointModel
 from mcptrials.models.openai_provider import classify_status, wire_name
-from mcptrials.models.pricing import Price
-from mcptrials.models.retry import RetryPolicy, RetryStats, with_retries
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -64,32 +62,11 @@ def parse_message(body: str, names: dict[str, str]) -> ModelResponse:
 
 
 @dataclass
-class AnthropicModel:
+class AnthropicModel(EndpointModel):
     """A Claude model behind the Messages API, with classified, retried errors."""
 
-    model: str
-    base_url: str | None = None
-    api_key: str | None = None
-    sampling: SamplingSettings = field(default_factory=SamplingSettings)
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: float = 120.0
-    price: Price = field(default_factory=Price)
-    limiter: AdaptiveLimiter | None = None
-    stats: RetryStats = field(default_factory=RetryStats)
+    provider: str = "anthropic"
     _client: Any = None
-
-    @property
-    def spec(self) -> str:
-        return f"anthropic:{self.model}"
-
-    def for_episode(self, context: EpisodeContext) -> AnthropicModel:
-        return self
-
-    def settings(self) -> dict[str, Any]:
-        return {"provider": "anthropic", "model": self.model, "base_url": self.base_url,
-                "sampling": self.sampling.model_dump(exclude_none=True),
-                "retry": {"max_retries": self.retry.max_retries, "base_delay": self.retry.base_delay},
-                "timeout": self.timeout, "price_per_mtok": {"input": self.price.input, "output": self.price.output}}
 
     def client(self) -> Any:
         if self._client is None:
@@ -119,9 +96,7 @@ class AnthropicModel:
         extra = {k: v for k in ("temperature", "top_p") if (v := getattr(self.sampling, k)) is not None}
         if extra:
             body["extra_body"] = extra
-        response = await with_retries(lambda: self._once(body, names), self.retry, self.stats, self.limiter)
-        response.usage.cost_usd = self.price.cost(response.usage)
-        return response
+        return await self._priced(lambda: self._once(body, names))
 
     async def _once(self, body: dict[str, Any], names: dict[str, str]) -> ModelResponse:
         import anthropic

@@ -5,23 +5,20 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 
 from mcptrials.model import ToolCallRequest, Usage
 from mcptrials.models.base import (
-    EpisodeContext,
     Message,
     ModelResponse,
     ProviderError,
-    SamplingSettings,
     ToolSchema,
 )
-from mcptrials.models.limiter import AdaptiveLimiter
-from mcptrials.models.pricing import Price
-from mcptrials.models.retry import RetryPolicy, RetryStats, parse_retry_after, with_retries
+from mcptrials.models.endpoint import EndpointModel
+from mcptrials.models.retry import parse_retry_after
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _CONTEXT_HINTS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
@@ -131,45 +128,24 @@ def parse_completion(body: str, names: dict[str, str]) -> ModelResponse:
 
 
 @dataclass
-class OpenAIModel:
+class OpenAIModel(EndpointModel):
     """A chat model served by an OpenAI-compatible endpoint, with classified, retried errors."""
 
-    model: str
-    base_url: str | None = None
-    api_key: str | None = None
-    sampling: SamplingSettings = field(default_factory=SamplingSettings)
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: float = 120.0
-    provider: str = "openai"
-    price: Price = field(default_factory=Price)
-    limiter: AdaptiveLimiter | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    stats: RetryStats = field(default_factory=RetryStats)
     _client: openai.AsyncOpenAI | None = None
 
-    @property
-    def spec(self) -> str:
-        return f"{self.provider}:{self.model}"
+    def endpoint(self) -> str | None:
+        return self.base_url or os.environ.get("OPENAI_BASE_URL")
 
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            base_url = self.base_url or os.environ.get("OPENAI_BASE_URL")
+            base_url = self.endpoint()
             key = self.api_key or os.environ.get(self.api_key_env) or ("not-needed" if base_url else None)
             if key is None:
                 raise ProviderError("auth", f"no API key: set {self.api_key_env}, "
                                             "or give --base-url for a local server")
             self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self.timeout)
         return self._client
-
-    def for_episode(self, context: EpisodeContext) -> OpenAIModel:
-        return self
-
-    def settings(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model,
-                "base_url": self.base_url or os.environ.get("OPENAI_BASE_URL"),
-                "sampling": self.sampling.model_dump(exclude_none=True),
-                "retry": {"max_retries": self.retry.max_retries, "base_delay": self.retry.base_delay},
-                "timeout": self.timeout, "price_per_mtok": {"input": self.price.input, "output": self.price.output}}
 
     def _request(self, messages: list[Message], tools: list[ToolSchema]) -> tuple[dict[str, Any], dict[str, str]]:
         names = {wire_name(t.name): t.name for t in tools}
@@ -189,9 +165,7 @@ class OpenAIModel:
 
     async def generate(self, messages: list[Message], tools: list[ToolSchema]) -> ModelResponse:
         body, names = self._request(messages, tools)
-        response = await with_retries(lambda: self._once(body, names), self.retry, self.stats, self.limiter)
-        response.usage.cost_usd = self.price.cost(response.usage)
-        return response
+        return await self._priced(lambda: self._once(body, names))
 
     async def _once(self, body: dict[str, Any], names: dict[str, str]) -> ModelResponse:
         client = self.client()

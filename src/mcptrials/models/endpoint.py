@@ -1,0 +1,51 @@
+"""What every remote chat endpoint shares: identity, sampling, retries, the adaptive limiter, pricing."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from mcptrials.models.base import EpisodeContext, ModelResponse, SamplingSettings
+from mcptrials.models.limiter import AdaptiveLimiter
+from mcptrials.models.pricing import Price
+from mcptrials.models.retry import RetryPolicy, RetryStats, with_retries
+
+
+@dataclass
+class EndpointModel:
+    """Base of the HTTP providers; subclasses build requests and make one attempt (``_once``)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout: float = 120.0
+    provider: str = "openai"
+    price: Price = field(default_factory=Price)
+    limiter: AdaptiveLimiter | None = None
+    stats: RetryStats = field(default_factory=RetryStats)
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    def for_episode(self, context: EpisodeContext) -> Self:
+        return self
+
+    def endpoint(self) -> str | None:
+        """The base URL requests go to (None: the provider's default)."""
+        return self.base_url
+
+    def settings(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.model, "base_url": self.endpoint(),
+                "sampling": self.sampling.model_dump(exclude_none=True),
+                "retry": {"max_retries": self.retry.max_retries, "base_delay": self.retry.base_delay},
+                "timeout": self.timeout, "price_per_mtok": {"input": self.price.input, "output": self.price.output}}
+
+    async def _priced(self, once: Callable[[], Awaitable[ModelResponse]]) -> ModelResponse:
+        """Run one request with retries through the limiter, and price its usage."""
+        response = await with_retries(once, self.retry, self.stats, self.limiter)
+        response.usage.cost_usd = self.price.cost(response.usage)
+        return response
