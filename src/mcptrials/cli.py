@@ -394,7 +394,8 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
     if fmt == "json":
         sys.stdout.write(json.dumps(counts, indent=2) + "\n")
         return
-    out.print(f"{counts['tasks']} tasks; cross-server {counts['cross_server']}; stateful {counts['stateful']}")
+    out.print(f"{counts['tasks']} tasks; cross-server (reference uses 2+ servers) {counts['cross_server']}; "
+              f"state-changing {counts['state_changing']}")
     for key in ("per_category", "per_chain_length"):
         table = Table(title=key.replace("_", " "), title_justify="left")
         table.add_column(key.split("_", 1)[1].replace("_", " "))

@@ -1,0 +1,72 @@
+"""The bundled world as a whole: its size and spread, a full suite check, the defaults of the CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+from mcptrials.bundled.world import bundled_servers, bundled_tasks
+from mcptrials.cli import app
+from mcptrials.servers.toolbox import open_toolbox
+from mcptrials.tasks.check import check_references
+
+CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
+              "homonym-trap", "decoy", "prerequisite-strict", "recovery-required", "destructive-adjacent",
+              "ambiguous-intent", "cross-server-alternative", "complementary"}
+runner = CliRunner()
+
+
+def cli_json(*args: str) -> dict:
+    result = runner.invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_world_size_and_spread() -> None:
+    servers = cli_json("servers", "list")
+    assert servers["servers"] >= 16 and servers["tools"] >= 120
+    tasks = cli_json("tasks", "list")
+    assert tasks["tasks"] >= 150
+    assert set(tasks["per_category"]) == CATEGORIES and min(tasks["per_category"].values()) >= 6
+    assert min(tasks["per_chain_length"].values()) >= 35
+    assert tasks["cross_server"] >= 40 and tasks["state_changing"] >= 20
+    dynamism = {s["dynamism"] for s in servers["per_server"].values()}
+    assert dynamism == {"static", "live_read", "stateful_write"}
+
+
+@pytest.mark.slow
+def test_every_reference_passes_discriminates_and_repeats() -> None:
+    results = anyio.run(check_references, bundled_servers(), bundled_tasks(), 4, 2)
+    assert [r.task_id for r in results if not r.passed] == []
+    assert [r.task_id for r in results if not r.deterministic] == []
+    graded = [r.discrimination for r in results]
+    assert all(d is not None for d in graded)
+    missed = {d.task_id: d.missed for d in graded if d is not None and d.missed}
+    assert missed == {}
+
+
+async def test_clock_follows_the_frozen_time_over_stdio(tmp_path: Path) -> None:
+    clock = bundled_servers()["clock"]
+    seen = []
+    for now in ("2026-04-13T09:00:00+08:00", "2031-12-31T23:30:00+00:00"):
+        async with open_toolbox([clock], tmp_path, now=now) as box:
+            _, _, out = await box.call("clock__now", {"timezone": "UTC"})
+            assert not out.is_error, out.content
+            seen.append(out.content)
+    assert "2026-04-13" in seen[0] and "01:00" in seen[0]
+    assert "2031-12-31" in seen[1] and "23:30" in seen[1]
+
+
+@pytest.mark.parametrize("args", [["--agent", "reference"], ["--model", "scripted:reference"]])
+def test_run_defaults_to_the_bundled_world(tmp_path: Path, args: list[str]) -> None:
+    db = tmp_path / "r.db"
+    result = runner.invoke(app, ["run", *args, "--limit", "3", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select task_id, outcome from episodes").fetchall()
+    assert len(rows) == 3 and {o for _, o in rows} == {"passed"}
