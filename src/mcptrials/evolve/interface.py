@@ -344,8 +344,16 @@ def _dispatching(name: str, description: str, selector: str, selector_schema: di
         forwarded = {k: v for k, v in args.items() if k in own or k not in known}
         return await branch.tool.handler(_rename_keys(branch.to_branch())(forwarded), upstream)
 
-    schema = {"type": "object", "properties": props, "required": required}
-    return VirtualTool(name, description, schema, handler)
+    merged: dict[str, Any] = {"type": "object", "properties": props, "required": required}
+    defs: dict[str, Any] = {}
+    for branch in branches:  # keep the definitions that the branches' parameters refer to
+        for key, value in (branch.tool.input_schema.get("$defs") or {}).items():
+            if key in defs and defs[key] != value:
+                raise PlanError(f"schema definition {key!r} differs between the merged tools")
+            defs[key] = copy.deepcopy(value)
+    if defs:
+        merged["$defs"] = defs
+    return VirtualTool(name, description, merged, handler)
 
 
 def _remove_tool(tools: dict[str, VirtualTool], op: RemoveTool) -> dict[str, VirtualTool]:

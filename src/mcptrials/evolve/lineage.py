@@ -339,7 +339,7 @@ def evolve_tools(tool_list: Any, rounds: int, seed: int, server: str,
     tools = upstream_tools(tool_list)
     out: list[tuple[EvolutionPlan | None, list[dict[str, Any]]]] = [(None, _wire(tools))]
     for k in range(1, rounds + 1):
-        rng = random.Random(f"mcptrials-evolve:{seed}:{k}")
+        rng = random.Random(f"mcptrials-evolve:{server}:{seed}:{k}")  # each server draws its own operators
         made = plan_round(tools, rng, operators)
         plan = parse_plan({"version": f"v{k}", "parent": f"../v{k - 1}/plan.yaml" if k > 1 else None,
                            "server": server, "summary": made.summary, "operations": made.operations},

@@ -28,6 +28,7 @@ from mcptrials.model import (
 )
 
 STAGES = {"early": "v0", "middle": "v3", "late": "v5"}
+_ABSENT = object()
 
 
 class VersionError(ValueError):
@@ -98,19 +99,59 @@ def _targets(chains: Mapping[str, PlanChain], tool: str) -> list[CallTarget]:
     return [CallTarget(tool=tool)] if chain is None else tool_mapping(chain, [tool])[tool].targets
 
 
-def _rewrite_predicates(tools: list[str], must_include: dict[str, Any], must_match: dict[str, Matcher],
-                        chains: Mapping[str, PlanChain]) -> tuple[list[str], dict[str, Any], dict[str, Matcher]]:
-    """New equivalence set and argument predicates for a tool set after evolution."""
-    targets = [t for tool in tools for t in _targets(chains, tool)]
-    if not targets:
+Predicates = tuple[str, dict[str, Any], dict[str, Matcher]]
+
+
+def _for_target(target: CallTarget, must_include: dict[str, Any], must_match: dict[str, Matcher]) -> Predicates:
+    """One target's tool and predicates: renamed and dropped arguments, and its fixed selector values."""
+    include = {target.current(k): v for k, v in must_include.items() if k not in target.dropped_args}
+    include.update(target.fixed_args)  # a selector that routes to the old behaviour is part of the effect
+    match = {target.current(k): m for k, m in must_match.items() if k not in target.dropped_args}
+    return target.tool, include, match
+
+
+def _rewrite_checkpoint(tools: list[str], must_include: dict[str, Any], must_match: dict[str, Matcher],
+                        chains: Mapping[str, PlanChain], used: set[str]) -> tuple[list[str], dict[str, Any],
+                                                                                   dict[str, Matcher]]:
+    """New equivalence set and predicates; never more lenient than the original checkpoint.
+
+    Targets that agree keep one set; targets that differ only in the selector value of one merged
+    tool become a ``one_of``; otherwise the set narrows to the targets agreeing with the one the
+    rewritten reference plan uses.
+    """
+    rewritten = [_for_target(t, must_include, must_match) for tool in tools for t in _targets(chains, tool)]
+    if not rewritten:
         raise ToolRemovedError(f"every tool of {tools} is gone and nothing took over their job")
-    new_tools = list(dict.fromkeys(t.tool for t in targets))
-    primary = targets[0]
-    include = {primary.current(k): v for k, v in must_include.items() if k not in primary.dropped_args}
-    match = {primary.current(k): m for k, m in must_match.items() if k not in primary.dropped_args}
-    if len(new_tools) == 1:  # a selector that now routes to the old behaviour is part of the effect
-        include.update(primary.fixed_args)
-    return new_tools, include, match
+    names = list(dict.fromkeys(tool for tool, _, _ in rewritten))
+    if len(names) == 1 and all(m == rewritten[0][2] for _, _, m in rewritten):
+        keys = set().union(*(inc.keys() for _, inc, _ in rewritten))
+        include, match = {}, dict(rewritten[0][2])
+        for key in sorted(keys):
+            values = [inc.get(key, _ABSENT) for _, inc, _ in rewritten]
+            if all(v == values[0] for v in values):
+                if values[0] is not _ABSENT:
+                    include[key] = values[0]
+            elif _ABSENT not in values:
+                match[key] = Matcher(one_of=list(dict.fromkeys(values)))
+            else:
+                break
+        else:
+            return names, include, match
+    primary = next((r for r in rewritten if r[0] in used), rewritten[0])
+    agree = [tool for tool, inc, m in rewritten if inc == primary[1] and m == primary[2]]
+    return list(dict.fromkeys(agree)), primary[1], primary[2]
+
+
+def _rewrite_minefield(mine: Minefield, chains: Mapping[str, PlanChain]) -> list[Minefield]:
+    """One minefield per target (exact); a mine whose tools are all gone disappears with them."""
+    out: list[Minefield] = []
+    for tool in mine.tools:
+        for target in _targets(chains, tool):
+            name, include, match = _for_target(target, mine.must_include, mine.must_match)
+            candidate = Minefield(tools=[name], must_include=include, must_match=match, description=mine.description)
+            if candidate not in out:
+                out.append(candidate)
+    return out
 
 
 def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
@@ -130,21 +171,20 @@ def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
         chain = chains.get(server)
         tool, args = (step.tool, step.args) if chain is None else rewrite_call(chain, step.tool, step.args)
         reference.append(PlannedCall(tool=tool, args=args))
+    used = {step.tool for step in reference}
     checkpoints: list[ToolEffectCheckpoint | ValueCheckpoint] = []
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint):
-            tools, include, match = _rewrite_predicates(cp.tools, cp.must_include, cp.must_match, chains)
+            tools, include, match = _rewrite_checkpoint(cp.tools, cp.must_include, cp.must_match, chains, used)
             checkpoints.append(cp.model_copy(update={"tools": tools, "must_include": include, "must_match": match}))
         elif cp.tools:
             tools = list(dict.fromkeys(t.tool for name in cp.tools for t in _targets(chains, name)))
+            if not tools:  # an empty list would mean "any tool": looser than the original
+                raise ToolRemovedError(f"every tool of value checkpoint {cp.id!r} is gone")
             checkpoints.append(cp.model_copy(update={"tools": tools}))
         else:
             checkpoints.append(cp)
-    minefields = []
-    for mine in task.spec.minefields:
-        tools, include, match = _rewrite_predicates(mine.tools, mine.must_include, mine.must_match, chains)
-        minefields.append(Minefield(tools=tools, must_include=include, must_match=match,
-                                    description=mine.description))
+    minefields = [new for mine in task.spec.minefields for new in _rewrite_minefield(mine, chains)]
     spec = task.spec.model_copy(update={"checkpoints": checkpoints, "minefields": minefields})
     return task.model_copy(update={"reference": reference, "spec": spec, "provenance": provenance})
 
