@@ -142,7 +142,7 @@ class _ProgressView:
 
 
 def _models(specs: list[str], models_file: Path | None, base_url: str | None, sampling: Any,
-            prices: Path | None, tool_mode: str) -> list[Any]:
+            prices: Path | None, tool_mode: str, constrained: bool = False) -> list[Any]:
     from mcptrials.models.pricing import load_prices
     from mcptrials.models.registry import load_model, load_models_file, model_from_entry
 
@@ -154,7 +154,8 @@ def _models(specs: list[str], models_file: Path | None, base_url: str | None, sa
         if spec in entries:
             models.append(model_from_entry(entries[spec], table))
         else:
-            models.append(load_model(spec, base_url=base_url, sampling=sampling, prices=table, tool_mode=tool_mode))
+            models.append(load_model(spec, base_url=base_url, sampling=sampling, prices=table, tool_mode=tool_mode,
+                                     constrained=constrained))
     return models
 
 
@@ -175,6 +176,10 @@ def run(
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
+    max_repeats: Annotated[int, typer.Option(
+        "--max-repeats", min=0, help="End an episode when the same tool calls repeat this many turns (0: off).")] = 3,
+    constrained: Annotated[bool, typer.Option(
+        "--constrained", help="Local model: decode tool calls under a JSON-schema grammar.")] = False,
     max_episode_tokens: Annotated[int | None, typer.Option(
         "--max-episode-tokens", min=1, help="Token cap per episode (ends it as 'budget').")] = None,
     max_cost: Annotated[float | None, typer.Option(
@@ -220,9 +225,10 @@ def run(
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                                     reasoning_effort=reasoning_effort)
         chats = [None] if agent in MODEL_FREE else _models(model or [], models_file, base_url, sampling, prices,
-                                                          tool_mode)
+                                                          tool_mode, constrained)
         plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
-                         agent=load_agent(agent, max_turns=max_turns, max_episode_tokens=max_episode_tokens),
+                         agent=load_agent(agent, max_turns=max_turns, max_episode_tokens=max_episode_tokens,
+                                          max_repeats=max_repeats),
                          limits=Limits(call_timeout=call_timeout), max_cost=max_cost, version=version)
                  for chat in chats for version, v_specs, v_tasks in versioned_worlds(specs, chosen, stages, lineages)]
         store = Store(db)

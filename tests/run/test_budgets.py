@@ -40,3 +40,17 @@ async def test_run_cost_cap_stops_new_episodes(example_specs, example_tasks_path
     plan.max_cost = None
     again = await execute(plan, store)
     assert again.skipped == 2 and again.completed == 1
+
+
+async def test_identical_calls_turn_after_turn_end_the_episode(example_specs, example_tasks_path,
+                                                               fake_openai: FakeOpenAI, tmp_path) -> None:
+    fake_openai.default = LOOP
+    task = [t for t in load_tasks(example_tasks_path) if t.id == "ex-nanjing-seats"]
+    chat = OpenAIModel(model="m", base_url=fake_openai.base_url, api_key="k")
+    plan = RunPlan(servers=example_specs, tasks=task, model=chat, agent=ReactAgent(max_turns=20, max_repeats=3))
+    store = Store(tmp_path / "r.db")
+    await execute(plan, store)
+    episode = next(store.episodes())
+    assert episode.termination == "agent_error" and "3 turns in a row" in (episode.agent_error or "")
+    assert len(episode.model_turns) == 3 and len(episode.tool_calls) == 2
+    assert "agent_error" in next(iter(store.scores().values()))["effects"].failure_codes

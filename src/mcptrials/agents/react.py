@@ -7,9 +7,27 @@ from importlib import resources
 from typing import Any
 
 from mcptrials.agents.base import Trajectory, execute_calls, over_budget, timed_generate, tool_schemas
-from mcptrials.model import Task, stable_hash
+from mcptrials.model import ModelTurn, Task, stable_hash
 from mcptrials.models.base import ChatModel, Message
 from mcptrials.servers.toolbox import Toolbox
+
+
+def _repeated_turns(trajectory: Trajectory) -> int:
+    """How many of the latest model turns asked for exactly the same tool calls."""
+    turns = [t for t in trajectory.steps if isinstance(t, ModelTurn) and t.role == "agent"]
+    if not turns or not turns[-1].tool_calls:
+        return 0
+
+    def key(turn: ModelTurn) -> str:
+        return stable_hash([(c.name, c.arguments, c.raw_arguments) for c in turn.tool_calls])
+
+    last, count = key(turns[-1]), 0
+    for turn in reversed(turns):
+        if key(turn) != last:
+            break
+        count += 1
+    return count
+
 
 SYSTEM_PROMPT = resources.files("mcptrials.agents").joinpath("prompts/react_system.txt").read_text("utf-8")
 
@@ -20,12 +38,13 @@ class ReactAgent:
 
     max_turns: int = 20
     max_episode_tokens: int | None = None
+    max_repeats: int = 3
     system_prompt: str = SYSTEM_PROMPT
     name: str = "react"
 
     def settings(self) -> dict[str, Any]:
         return {"agent": self.name, "max_turns": self.max_turns, "max_episode_tokens": self.max_episode_tokens,
-                "system_prompt_hash": stable_hash(self.system_prompt)}
+                "max_repeats": self.max_repeats, "system_prompt_hash": stable_hash(self.system_prompt)}
 
     async def run(self, task: Task, toolbox: Toolbox, model: ChatModel | None, trajectory: Trajectory) -> None:
         if model is None:
@@ -41,6 +60,11 @@ class ReactAgent:
                 return
             if over_budget(trajectory, self.max_episode_tokens):
                 trajectory.termination = "budget"
+                return
+            repeats = _repeated_turns(trajectory)
+            if self.max_repeats and repeats >= self.max_repeats:
+                trajectory.termination = "agent_error"
+                trajectory.agent_error = f"stuck: the same tool calls {repeats} turns in a row"
                 return
             messages.append(Message(role="assistant", content=response.text, tool_calls=response.tool_calls))
             records = await execute_calls(toolbox, response.tool_calls, turn, trajectory)

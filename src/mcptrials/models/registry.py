@@ -75,6 +75,7 @@ class ModelEntry(BaseModel):
     concurrency: int | None = Field(default=None, ge=1)
     tool_mode: Literal["native", "prompt"] = "native"
     max_retries: int = Field(default=4, ge=0)
+    constrained: bool = False
 
 
 def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
@@ -102,7 +103,7 @@ def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
 def load_model(spec: str, *, base_url: str | None = None, sampling: SamplingSettings | None = None,
                retry: RetryPolicy | None = None, prices: dict[str, Price] | None = None,
                concurrency: int | None = None, tool_mode: str = "native",
-               price: Price | None = None) -> ChatModel:
+               price: Price | None = None, constrained: bool = False) -> ChatModel:
     """Build the model named by ``spec`` (e.g. ``openai:gpt-4o-mini``, ``vllm:qwen``, ``scripted:s.json``)."""
     provider, sep, name = spec.partition(":")
     if not sep and provider != "local":
@@ -146,7 +147,7 @@ def load_model(spec: str, *, base_url: str | None = None, sampling: SamplingSett
         except ImportError as exc:
             raise ModelSpecError(f"the local provider is not installed ({exc}); "
                                  "install it with: pip install 'mcptrials[local]'") from None
-        model = LocalModel.from_spec(name, sampling=sampling)
+        model = LocalModel.from_spec(name, sampling=sampling, constrained=constrained)
     else:
         raise ModelSpecError(f"unknown model provider {provider!r} in {spec!r} (known: {', '.join(PROVIDERS)})")
     if tool_mode == "prompt":
@@ -163,7 +164,8 @@ def model_from_entry(entry: ModelEntry, prices: dict[str, Price] | None = None) 
     price = Price(**entry.price) if entry.price else None
     return load_model(entry.spec, base_url=entry.base_url, sampling=sampling,
                       retry=RetryPolicy(max_retries=entry.max_retries), prices=prices,
-                      concurrency=entry.concurrency, tool_mode=entry.tool_mode, price=price)
+                      concurrency=entry.concurrency, tool_mode=entry.tool_mode, price=price,
+                      constrained=entry.constrained)
 
 
 def describe(settings: dict[str, Any]) -> str:

@@ -98,7 +98,7 @@ def score_effects(task: Task, episode: Episode) -> Score:
     if violations:
         codes.append("order_violation")
     passed = all(r.passed for r in results) and not hits and not violations
-    if not passed and episode.termination in {"max_turns", "budget"}:
+    if not passed and episode.termination in {"max_turns", "budget", "agent_error"}:
         codes.append(episode.termination)
     met = sum(r.passed for r in results)
     return Score(
