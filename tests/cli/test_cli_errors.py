@@ -73,3 +73,18 @@ def test_unknown_task_id(tmp_path: Path) -> None:
 def test_tasks_schema_is_json() -> None:
     code, text = invoke("tasks", "schema")
     assert code == 0 and json.loads(text)["title"] == "Task"
+
+
+def test_servers_check_fails_when_a_server_does_not_start(tmp_path: Path, servers_file: Path) -> None:
+    doc = json.loads(servers_file.read_text())
+    doc["mcpServers"]["broken"] = {"command": "python", "args": ["-c", "import sys; sys.exit('no config')"]}
+    path = tmp_path / "with_broken.json"
+    path.write_text(json.dumps(doc))
+    code, text = invoke("servers", "check", "--servers", str(path), "--format", "json")
+    assert code == 1
+    data = json.loads(text[: text.rindex("}") + 1])
+    status = {s["server"]: s for s in data["servers"]}
+    assert status["rail"]["ok"] and status["rail"]["tools"] == 2 and status["rail"]["startup_s"] > 0
+    assert not status["broken"]["ok"] and "no config" in status["broken"]["error"]
+    code, _ = invoke("servers", "check", "--servers", str(servers_file))
+    assert code == 0
