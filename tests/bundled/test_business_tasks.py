@@ -57,26 +57,6 @@ def test_every_line_is_a_valid_task_and_loads() -> None:
         assert all(cp.source == "tool_result" for cp in task.spec.checkpoints if isinstance(cp, ValueCheckpoint))
 
 
-def test_every_referenced_tool_exists() -> None:
-    known = tool_names()
-    for task in tasks():
-        named = {step.tool for step in task.reference}
-        for cp in task.spec.checkpoints:
-            named |= set(cp.tools)
-        for mine in task.spec.minefields:
-            named |= set(mine.tools)
-        assert named <= known, (task.id, sorted(named - known))
-        used = {split_qualified(step.tool)[0] for step in task.reference}
-        assert used <= set(task.servers), task.id
-
-
-def test_prompts_do_not_name_tools() -> None:
-    names = {split_qualified(n)[1] for n in tool_names() if "_" in split_qualified(n)[1]}
-    for task in tasks():
-        assert "__" not in task.prompt
-        assert not [n for n in names if n in task.prompt], task.id
-
-
 def test_coverage_of_categories_lengths_servers_and_state() -> None:
     by_category = Counter(t.category for t in tasks())
     assert set(by_category) == CATEGORIES

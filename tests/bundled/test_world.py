@@ -39,6 +39,21 @@ def test_world_size_and_spread() -> None:
     assert dynamism == {"static", "live_read", "stateful_write"}
 
 
+def test_tasks_name_only_real_tools_and_prompts_name_none() -> None:
+    listing = cli_json("servers", "list")["per_server"]
+    known = {f"{server}__{tool}" for server, info in listing.items() for tool in info["tool_names"]}
+    bare = {tool for info in listing.values() for tool in info["tool_names"] if "_" in tool}
+    for task in bundled_tasks():
+        named = {step.tool for step in task.reference}
+        for cp in task.spec.checkpoints:
+            named |= set(cp.tools)
+        for mine in task.spec.minefields:
+            named |= set(mine.tools)
+        assert named <= known, (task.id, sorted(named - known))
+        assert {step.tool.split("__")[0] for step in task.reference} <= set(task.servers), task.id
+        assert "__" not in task.prompt and not [n for n in bare if n in task.prompt], task.id
+
+
 @pytest.mark.slow
 def test_every_reference_passes_discriminates_and_repeats() -> None:
     results = anyio.run(check_references, bundled_servers(), bundled_tasks(), 4, 2)
