@@ -18,6 +18,7 @@ lock, since a llama context serves one generation at a time.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import threading
@@ -101,6 +102,16 @@ class _Engine:
 _LOCK = threading.Lock()
 """Serialises every use of the process's llama context, loading included."""
 _ENGINE: _Engine | None = None
+
+
+@atexit.register
+def _close_engine() -> None:
+    """Free the model before interpreter teardown, when llama.cpp's own finaliser would fail noisily."""
+    global _ENGINE
+    with _LOCK:
+        if _ENGINE is not None:
+            _ENGINE.close()
+            _ENGINE = None
 
 
 def _engine_for(path: Path, n_ctx: int, n_threads: int, seed: int) -> _Engine:
