@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import anyio
 import typer
@@ -25,7 +25,6 @@ app.add_typer(tasks_app, name="tasks")
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
-T = TypeVar("T")
 
 DEFAULT_DB = "mcptrials.db"
 ServersOpt = Annotated[Path | None, typer.Option("--servers", help="MCP servers config (mcpServers JSON).")]
@@ -56,11 +55,6 @@ def _user_errors() -> Iterator[None]:
             ProviderError, PlanError, VersionError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
-
-
-def _guarded(fn: Callable[[], T]) -> T:
-    with _user_errors():
-        return fn()
 
 
 # --------------------------------------------------------------------------- loading

@@ -36,11 +36,6 @@ class ChangeKind(StrEnum):
     PARAM_OTHER_CHANGED = "param_other_changed"
 
 
-TOOL_LEVEL_KINDS: frozenset[ChangeKind] = frozenset({
-    ChangeKind.TOOL_ADDED, ChangeKind.TOOL_REMOVED, ChangeKind.TOOL_REPLACED,
-})
-"""Kinds that describe a whole tool appearing, disappearing or being swapped."""
-
 PARAM_STRUCTURE_KINDS: frozenset[ChangeKind] = frozenset({
     ChangeKind.PARAM_ADDED_OPTIONAL, ChangeKind.PARAM_ADDED_REQUIRED,
     ChangeKind.PARAM_REMOVED_OPTIONAL, ChangeKind.PARAM_REMOVED_REQUIRED,

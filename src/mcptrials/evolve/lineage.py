@@ -90,10 +90,6 @@ class Round:
 # --------------------------------------------------------------------------- small helpers
 
 
-def _props(tool: VirtualTool) -> dict[str, Any]:
-    return tool.properties
-
-
 def _optional(tool: VirtualTool) -> list[str]:
     return [p for p in tool.properties if p not in tool.required]
 

@@ -132,8 +132,3 @@ def classify(tools: list[ToolDiff]) -> list[str]:
         tool.patterns = _tool_patterns(atoms, extra)
     union = {pid for t in tools for pid in t.patterns}
     return sorted(union, key=pattern_sort_key)
-
-
-def unclassified_kinds() -> frozenset[ChangeKind]:
-    """Change kinds that no pattern of Table 10 names."""
-    return frozenset(set(ChangeKind) - set(ATOMIC_OF_KIND))

@@ -186,10 +186,6 @@ def close_on(r: dict[str, Any], day: str) -> float:
     return next(row["close"] for row in r["rows"] if row["date"] == day)
 
 
-def ids_of(r: dict[str, Any], subject_word: str) -> list[str]:
-    return [m["id"] for m in r["messages"] if subject_word.lower() in m["subject"].lower()]
-
-
 def task_id(r: dict[str, Any], text: str) -> int:
     return next(t["id"] for t in r["tasks"] if t["text"] == text)
 
