@@ -109,6 +109,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             text = f"sqlite:///{path}"
         self.url = text
+        self._known_tools: set[str] = set()
         self.engine: Engine = create_engine(text, future=True)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -140,11 +141,13 @@ class Store:
                     conn.execute(tasks.insert().values(row))
 
     def save_tools(self, items: Iterable[ToolInfo]) -> None:
-        rows = {t.schema_hash + ":" + t.server: {"hash": t.schema_hash + ":" + t.server,
-                                                 "data": t.model_dump(mode="json")} for t in items}
+        """Add tools to the catalog (keyed by schema hash and server); known ones are skipped."""
+        rows = {key: {"hash": key, "data": t.model_dump(mode="json")}
+                for t in items if (key := f"{t.schema_hash}:{t.server}") not in self._known_tools}
         if rows:
             with self.engine.begin() as conn:
                 conn.execute(self._insert_ignore(tools, list(rows.values()), ["hash"]))
+            self._known_tools.update(rows)
 
     def save_episode(self, episode: Episode, episode_scores: list[Score]) -> bool:
         """Write an episode and its scores atomically; False if its key was already stored."""
