@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
 from mcptrials.bundled.tasks import build_business_productivity as builder
 from mcptrials.model import Task, ToolEffectCheckpoint, ValueCheckpoint, split_qualified
@@ -31,18 +29,6 @@ READ_ONLY_TOOLS = {"list_tasks", "list_inbox", "read_message", "search", "list_c
 @cache
 def tasks() -> list[Task]:
     return [Task.model_validate(json.loads(line)) for line in TASK_FILE.read_text().splitlines() if line.strip()]
-
-
-@cache
-def tool_names() -> frozenset[str]:
-    async def collect() -> set[str]:
-        names = set()
-        for server in sorted(MY_SERVERS):
-            async with Client(builder._server(server), cache=None) as client:
-                names |= {f"{server}__{t.name}" for t in (await client.list_tools()).tools}
-        return names
-
-    return frozenset(asyncio.run(collect()))
 
 
 def test_every_line_is_a_valid_task_and_loads() -> None:

@@ -43,18 +43,6 @@ def tasks() -> list[Task]:
     return [Task.model_validate(json.loads(line)) for line in TASK_FILE.read_text().splitlines() if line.strip()]
 
 
-@cache
-def tool_names() -> frozenset[str]:
-    async def collect() -> set[str]:
-        names: set[str] = set()
-        for server in sorted(MY_SERVERS):
-            async with Client(_server(server), cache=None) as client:
-                names |= {f"{server}__{t.name}" for t in (await client.list_tools()).tools}
-        return names
-
-    return frozenset(asyncio.run(collect()))
-
-
 async def _replay(task: Task, sandbox: Path) -> list[ToolCallRecord]:
     """Run the reference plan and record each call as the runner would."""
     write_fixtures(sandbox, task.fixtures.files)
