@@ -396,6 +396,10 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
         return
     out.print(f"{counts['tasks']} tasks; cross-server (reference uses 2+ servers) {counts['cross_server']}; "
               f"state-changing {counts['state_changing']}")
+    neither = counts["neither_ids"]
+    out.print(f"answer checked {counts['answer_checked']}; state checked {counts['state_checked']}; "
+              f"neither {len(neither)}" + (f" ({', '.join(neither[:10])}{' ...' if len(neither) > 10 else ''})"
+                                           if neither else ""))
     for key in ("per_category", "per_chain_length"):
         table = Table(title=key.replace("_", " "), title_justify="left")
         table.add_column(key.split("_", 1)[1].replace("_", " "))
@@ -413,13 +417,23 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                 = False,
                 verbose: Annotated[bool, typer.Option("--verbose", help="List every mutation a spec misses.")]
                 = False,
+                alternatives: Annotated[bool, typer.Option(
+                    "--alternatives", help="Play the alternatives corpus instead: correct alternatives must pass,"
+                                           " wrong trajectories must fail.")] = False,
+                alternatives_from: Annotated[list[Path] | None, typer.Option(
+                    "--alternatives-from", help="Alternatives file(s) or folder(s) (implies --alternatives;"
+                                                " default: the bundled corpus).")] = None,
                 stages: StagesOpt = None, lineages: LineagesOpt = None,
                 fmt: FormatOpt = "table") -> None:
     """Run every reference plan and score it; exit 1 if any fails its own spec.
 
-    Also reports whether each spec discriminates (one step dropped, or one checked argument
-    changed, must fail) and, with --repeat, whether two runs give byte-identical tool results.
+    Also reports whether each spec discriminates (a necessary step dropped, or one checked
+    argument changed, must fail), spec lint problems and, with --repeat, whether two runs give
+    byte-identical tool results. With --alternatives, plays the alternatives corpus instead.
     """
+    if alternatives or alternatives_from:
+        _check_alternatives(servers, tasks, task_ids, alternatives_from, concurrency, stages, lineages, fmt)
+        return
     from mcptrials.tasks.check import check_references
 
     with _user_errors():
@@ -447,7 +461,9 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         "catch_both": sum(d.catches_drops and d.catches_changes for d in graded),
         "deterministic": sum(bool(r.deterministic) for r in results) if repeat else None,
         "failures": {r.task_id: r.reason for r in failed},
+        "lint": {r.task_id: r.lint for r in results if r.lint},
         "missed_mutations": missed,
+        "optional_steps_not_required": sum(len(d.optional) for d in graded),
     }
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
@@ -466,6 +482,77 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         elif missed:
             out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
     raise typer.Exit(1 if failed else 0)
+
+
+def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids: list[str] | None,
+                        sources: list[Path] | None, concurrency: int, stages: str | None, lineages: Path | None,
+                        fmt: str) -> None:
+    """Play the alternatives corpus on each version; exit 1 on any misjudged trajectory or uncovered task."""
+    from mcptrials.tasks.alternatives import (
+        ACCEPT_CLASSES,
+        AlternativesError,
+        AltSummary,
+        bundled_alternatives,
+        coverage_gaps,
+        load_alternatives,
+        play,
+    )
+
+    with _user_errors():
+        specs, loaded = load_world(servers, tasks)
+        chosen = _select(loaded, task_ids, None)
+        try:
+            corpus = load_alternatives(*sources) if sources else bundled_alternatives()
+        except AlternativesError as exc:
+            raise UsageError(str(exc)) from None
+        known = {t.id for t in loaded}
+        strays = sorted({a.task for a in corpus if a.task not in known})
+        if strays:
+            raise UsageError(f"alternatives name unknown task(s): {', '.join(strays[:10])}")
+        wanted = {t.id for t in chosen}
+        corpus = [a for a in corpus if a.task in wanted]
+        if not corpus:
+            raise UsageError("no alternatives for the chosen tasks")
+        worlds = versioned_worlds(specs, chosen, stages, lineages)
+        found_lineages = None
+        if stages:
+            from mcptrials.bundled.world import LINEAGES_DIR
+            from mcptrials.evolve.versions import Lineages
+
+            found_lineages = Lineages(lineages or LINEAGES_DIR)
+    results = []
+    for version, v_specs, v_tasks in worlds:
+        played = anyio.run(play, v_specs, v_tasks, corpus, version,
+                           found_lineages.chains_at(version) if found_lineages else None, concurrency)
+        right = sum(r.right for r in played)
+        if fmt != "json":
+            out.print(f"{version}: {right}/{len(played)} alternatives judged right")
+        results.extend(played)
+    summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
+    if fmt == "json":
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        for miss in summary["misses"]:
+            verdict = "rejected" if miss["expect"] == "accept" else "accepted"
+            err.print(f"[red]MISS[/red] {miss['task']}/{miss['id']}@{miss['version']} ({', '.join(miss['classes'])}):"
+                      f" {verdict}, should be {miss['expect']}ed — {miss['detail']}", highlight=False)
+        table = Table(title="alternatives per class", title_justify="left")
+        for column in ("class", "expect", "played", "judged right"):
+            table.add_column(column, justify="left" if column in {"class", "expect"} else "right")
+        for name, row in summary["per_class"].items():
+            table.add_row(name, "accept" if name in ACCEPT_CLASSES else "reject", str(row["total"]),
+                          str(row["right"]))
+        out.print(table)
+        acc, rej = summary["accept"], summary["reject"]
+        out.print(f"correct alternatives accepted: {acc['accepted']}/{acc['total']}; "
+                  f"wrong trajectories rejected: {rej['rejected']}/{rej['total']}; "
+                  f"infra errors: {summary['infra_errors']}")
+        for kind, ids in summary["tasks_without"].items():
+            if ids:
+                out.print(f"tasks without a {'correct' if kind == 'accept' else 'wrong'} alternative: {len(ids)}"
+                          f" ({', '.join(ids[:8])}{' ...' if len(ids) > 8 else ''})")
+    gaps = any(summary["tasks_without"].values())
+    raise typer.Exit(1 if summary["misses"] or gaps else 0)
 
 
 @app.command()

@@ -92,8 +92,48 @@ class ToolInfo(_Model):
 # --------------------------------------------------------------------------- tasks
 
 
+Scalar = str | int | float
+"""A value a spec names: text, or a number compared as a number."""
+
+
+class Fact(_Model):
+    """A value that must be stated bound to its label, e.g. label ``actual EPS`` with value 4.36.
+
+    ``label`` and ``value`` may list alternatives: any label names the fact, any value is right.
+    Values compare normalised (numbers, dates, times, case); ``tol`` is an absolute tolerance
+    on numbers (without it, a number matches when the text rounds it correctly).
+    """
+
+    label: str | list[str]
+    value: Scalar | list[Scalar]
+    tol: float | None = None
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.label] if isinstance(self.label, str) else list(self.label)
+
+    @property
+    def values(self) -> list[Scalar]:
+        return list(self.value) if isinstance(self.value, list) else [self.value]
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Fact:
+        if not self.labels or not all(str(x).strip() for x in self.labels):
+            raise ValueError("a fact needs a non-empty label")
+        if not self.values:
+            raise ValueError("a fact needs at least one value")
+        return self
+
+
+_MATCHER_KINDS = ("equals", "regex", "contains", "contains_all", "one_of", "approx", "facts", "absent")
+
+
 class Matcher(_Model):
-    """A per-argument predicate; exactly one of the matcher keys must be set."""
+    """A per-value predicate; exactly one of the matcher keys must be set.
+
+    ``facts`` (label-bound values) and ``absent`` (values that must not be stated) read a
+    text value; ``contains`` compares normalised (numbers as numbers, dates as dates).
+    """
 
     equals: Any = None
     regex: str | None = None
@@ -101,29 +141,31 @@ class Matcher(_Model):
     contains_all: list[str] | None = None
     one_of: list[Any] | None = None
     approx: float | None = None
+    facts: list[Fact] | None = None
+    absent: list[Scalar] | None = None
     tol: float = 0.0
     case: Literal["sensitive", "insensitive"] = "sensitive"
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Matcher:
-        set_keys = [k for k in ("equals", "regex", "contains", "contains_all", "one_of", "approx")
-                    if k in self.model_fields_set]
+        set_keys = [k for k in _MATCHER_KINDS if k in self.model_fields_set]
         if len(set_keys) != 1:
-            raise ValueError(
-                "a matcher needs exactly one of equals, regex, contains, contains_all, one_of, approx"
-                f" (got {set_keys or 'none'})"
-            )
+            raise ValueError(f"a matcher needs exactly one of {', '.join(_MATCHER_KINDS)} (got {set_keys or 'none'})")
+        if self.regex is not None:
+            _compile_regex(self.regex)
         return self
 
     @property
     def kind(self) -> str:
-        return next(k for k in ("equals", "regex", "contains", "contains_all", "one_of", "approx")
-                    if k in self.model_fields_set)
+        return next(k for k in _MATCHER_KINDS if k in self.model_fields_set)
 
     @model_serializer(mode="plain")
     def _compact(self) -> dict[str, Any]:
         """Write only the matcher that is set (plus ``tol`` and ``case`` where they matter)."""
-        out: dict[str, Any] = {self.kind: getattr(self, self.kind)}
+        value = getattr(self, self.kind)
+        if self.kind == "facts":
+            value = [f.model_dump(exclude_none=True) for f in value]
+        out: dict[str, Any] = {self.kind: value}
         if self.kind == "approx":
             out["tol"] = self.tol
         if self.case != "sensitive":
@@ -131,31 +173,141 @@ class Matcher(_Model):
         return out
 
 
+def _compile_regex(pattern: str) -> None:
+    import re
+
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+class EffectMember(_Model):
+    """One tool of an equivalence set with its own argument predicates (its own parameter names)."""
+
+    tool: str
+    must_include: dict[str, Any] = Field(default_factory=dict)
+    must_match: dict[str, Matcher] = Field(default_factory=dict)
+
+
 class ToolEffectCheckpoint(_Model):
-    """Some tool of an equivalence set was called successfully with arguments meeting the predicates."""
+    """Some tool of an equivalence set was called successfully with arguments meeting its predicates.
+
+    ``tools`` share ``must_include``/``must_match``; each of ``members`` carries its own (a tool
+    whose parameters are named differently). Arguments are compared as the server sees them.
+    """
 
     id: str
     kind: Literal["tool_effect"] = "tool_effect"
-    tools: list[str] = Field(min_length=1)
+    tools: list[str] = Field(default_factory=list)
     must_include: dict[str, Any] = Field(default_factory=dict)
     must_match: dict[str, Matcher] = Field(default_factory=dict)
+    members: list[EffectMember] = Field(default_factory=list)
     description: str = ""
 
+    @model_validator(mode="after")
+    def _some_tool(self) -> ToolEffectCheckpoint:
+        if not self.tools and not self.members:
+            raise ValueError(f"checkpoint {self.id!r} names no tool (give tools or members)")
+        return self
 
-class ValueCheckpoint(_Model):
-    """Demanded substrings appear in a tool result, the final message, or either."""
+    def all_members(self) -> list[EffectMember]:
+        """Every member of the equivalence set with the predicates it is held to."""
+        shared = [EffectMember(tool=t, must_include=self.must_include, must_match=self.must_match)
+                  for t in self.tools]
+        return shared + list(self.members)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return list(dict.fromkeys(m.tool for m in self.all_members()))
+
+
+class _TextChecks(_Model):
+    """Checks on a text: normalised values present, label-bound facts, values that must be absent."""
+
+    contains: list[Scalar] = Field(default_factory=list)
+    mode: Literal["all", "any"] = "all"
+    facts: list[Fact] = Field(default_factory=list)
+    absent: list[Scalar] = Field(default_factory=list)
+    case: Literal["sensitive", "insensitive"] = "insensitive"
+
+    def has_text_checks(self) -> bool:
+        return bool(self.contains or self.facts or self.absent)
+
+
+class ValueCheckpoint(_TextChecks):
+    """Values appear in a tool result, the final message (an answer check), or either.
+
+    ``contains`` values compare normalised; ``facts`` must be stated next to their labels;
+    ``absent`` values must not be stated. On ``final_message`` this checks the answer.
+    """
 
     id: str
     kind: Literal["value_produced"] = "value_produced"
     source: Literal["tool_result", "final_message", "any"] = "any"
-    contains: list[str] = Field(min_length=1)
-    mode: Literal["all", "any"] = "all"
-    case: Literal["sensitive", "insensitive"] = "insensitive"
     tools: list[str] = Field(default_factory=list)
     description: str = ""
 
+    @model_validator(mode="after")
+    def _something(self) -> ValueCheckpoint:
+        if not self.has_text_checks():
+            raise ValueError(f"value checkpoint {self.id!r} needs contains, facts or absent")
+        return self
 
-Checkpoint = Annotated[ToolEffectCheckpoint | ValueCheckpoint, Field(discriminator="kind")]
+
+class StateCheckpoint(_TextChecks):
+    """What must be true of the episode sandbox after the agent stopped: a file, a JSON value, a DB row.
+
+    ``path`` is relative to the sandbox. Text files are checked with ``contains``/``facts``/
+    ``absent``; JSON files select records with ``json_path`` (``$.messages[*]``); SQLite files
+    with ``query``. Records are kept when they meet ``where``; the checkpoint holds when some
+    kept record meets ``match`` (or exactly ``count`` do), or the query returns ``rows``.
+    """
+
+    id: str
+    kind: Literal["state"] = "state"
+    path: str = Field(min_length=1)
+    exists: bool = True
+    format: Literal["auto", "text", "json", "sqlite"] = "auto"
+    json_path: str | None = None
+    query: str | None = None
+    where: dict[str, Matcher] = Field(default_factory=dict)
+    match: dict[str, Matcher] = Field(default_factory=dict)
+    count: int | None = Field(default=None, ge=0)
+    rows: list[list[Any]] | None = None
+    ordered: bool = False
+    description: str = ""
+
+    @property
+    def file_format(self) -> str:
+        if self.format != "auto":
+            return self.format
+        suffix = self.path.rsplit(".", 1)[-1].lower() if "." in self.path else ""
+        return {"json": "json", "db": "sqlite", "sqlite": "sqlite", "sqlite3": "sqlite"}.get(suffix, "text")
+
+    @model_validator(mode="after")
+    def _coherent(self) -> StateCheckpoint:
+        from pathlib import PurePosixPath
+
+        pure = PurePosixPath(self.path)
+        if pure.is_absolute() or ".." in pure.parts or "\x00" in self.path:
+            raise ValueError(f"state checkpoint {self.id!r}: path {self.path!r} must be relative to the sandbox")
+        fmt = self.file_format
+        records = bool(self.where or self.match or self.count is not None)
+        if fmt == "sqlite" and not self.query and self.exists:
+            raise ValueError(f"state checkpoint {self.id!r}: a SQLite file needs a query")
+        if fmt != "sqlite" and (self.query or self.rows is not None):
+            raise ValueError(f"state checkpoint {self.id!r}: query/rows are for SQLite files")
+        if fmt == "text" and (records or self.json_path):
+            raise ValueError(f"state checkpoint {self.id!r}: where/match/count/json_path need a JSON or SQLite file")
+        if fmt != "text" and self.has_text_checks():
+            raise ValueError(f"state checkpoint {self.id!r}: contains/facts/absent are for text files; use match")
+        if not self.exists and (records or self.has_text_checks() or self.query):
+            raise ValueError(f"state checkpoint {self.id!r}: a file that must be absent has nothing to match")
+        return self
+
+
+Checkpoint = Annotated[ToolEffectCheckpoint | ValueCheckpoint | StateCheckpoint, Field(discriminator="kind")]
 
 
 class Minefield(_Model):
@@ -240,6 +392,7 @@ class Task(_Model):
     fixtures: Fixtures = Field(default_factory=Fixtures)
     spec: TaskSpec
     reference: list[PlannedCall] = Field(default_factory=list)
+    reference_answer: str | None = None
     key_points: list[str] = Field(default_factory=list)
     provenance: dict[str, Any] = Field(default_factory=dict)
 
@@ -369,6 +522,7 @@ class Episode(_Model):
     agent_error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     tool_hashes: dict[str, str] = Field(default_factory=dict)
+    state: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime | None = None
     duration_s: float = 0.0
 
@@ -388,7 +542,7 @@ class Episode(_Model):
 # --------------------------------------------------------------------------- scores
 
 FailureCode = Literal[
-    "missing_effect", "wrong_arguments", "missing_value", "minefield", "order_violation",
+    "missing_effect", "wrong_arguments", "missing_value", "wrong_state", "minefield", "order_violation",
     "no_answer", "max_turns", "budget",
 ]
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcptrials.model import Episode, Task, ToolCallRecord
+import pytest
+
+from mcptrials.model import Episode, Task, ToolCallRecord, ToolInfo
 from mcptrials.scoring.effects import score_effects
 
 TASK = Task.model_validate({
@@ -91,3 +93,81 @@ def test_order_violation() -> None:
 def test_max_turns_is_added_to_failure_codes() -> None:
     score = score_effects(TASK, episode([GOOD_SEARCH], termination="max_turns"))
     assert score.failure_codes == ["missing_effect", "missing_value", "max_turns"]
+
+
+# --------------------------------------------------------------------------- compared as the server sees it
+
+SCHEMA = {"type": "object", "properties": {
+    "path": {"type": "string"}, "recursive": {"type": "boolean", "default": False},
+    "unit": {"type": "string", "enum": ["km", "mi"]}, "limit": {"type": "integer", "default": 5}}}
+LIST = ToolInfo(server="files", name="list_dir", input_schema=SCHEMA)
+TOOLS = {LIST.qualified_name: LIST}
+
+
+def _one(predicates: dict[str, Any]) -> Task:
+    return Task.model_validate({"id": "t", "prompt": "p", "servers": ["files", "fs"], "spec": {"checkpoints": [
+        {"id": "c", "kind": "tool_effect", "tools": ["files__list_dir"], **predicates}]}})
+
+
+def _passes(task: Task, args: dict[str, Any], name: str = "files__list_dir") -> bool:
+    return bool(score_effects(task, episode([(name, args, False)]), TOOLS).passed)
+
+
+def test_defaults_are_filled_in_before_predicates() -> None:
+    task = _one({"must_include": {"recursive": False, "limit": 5}})
+    assert _passes(task, {"path": "notes"})
+    assert not _passes(task, {"path": "notes", "recursive": True})
+    assert not score_effects(task, episode([("files__list_dir", {"path": "notes"}, False)])).passed  # no schema
+
+
+@pytest.mark.parametrize("spelling", ["notes", "notes/", "./notes", "./notes/", "notes//",
+                                      "/tmp/mcptrials-ab12/sandbox/notes"])
+def test_paths_are_normalised_on_both_sides(spelling: str) -> None:
+    assert _passes(_one({"must_include": {"path": "notes/"}}), {"path": spelling})
+    assert _passes(_one({"must_match": {"path": {"equals": "./notes"}}}), {"path": spelling})
+    assert not _passes(_one({"must_include": {"path": "notes"}}), {"path": "notes/old"})
+
+
+def test_enum_case_and_numeric_strings() -> None:
+    assert _passes(_one({"must_include": {"unit": "km", "limit": 3}}), {"path": ".", "unit": "KM", "limit": "3"})
+    assert not _passes(_one({"must_include": {"unit": "km"}}), {"path": ".", "unit": "kilometre"})
+
+
+def test_members_carry_their_own_predicates() -> None:
+    task = Task.model_validate({"id": "t", "prompt": "p", "servers": ["files", "fs"], "spec": {"checkpoints": [
+        {"id": "c", "kind": "tool_effect", "tools": ["files__list_dir"], "must_include": {"path": "notes"},
+         "members": [{"tool": "fs__ls", "must_include": {"dir": "notes"}}]}]}})
+    assert _passes(task, {"dir": "notes/"}, "fs__ls")
+    assert not _passes(task, {"path": "notes"}, "fs__ls")
+    assert _passes(task, {"path": "notes"})
+
+
+def test_partial_order_holds_if_some_calls_respect_it() -> None:
+    read = ("rail__get_tickets", {"from_station": "VNP", "date": "2026-04-15", "limit": 5}, False)
+    # a harmless read before the write, then the read again after it: the order can be respected
+    assert not score_effects(TASK, episode([GOOD_WRITE, read, GOOD_WRITE], final="G1")).detail["order_violations"]
+    assert score_effects(TASK, episode([read, GOOD_WRITE, read], final="G1")).passed
+    violated = score_effects(TASK, episode([GOOD_WRITE, read], final="G1"))
+    assert violated.failure_codes == ["order_violation"]
+
+
+def test_order_over_a_chain_needs_one_consistent_assignment() -> None:
+    chain = Task.model_validate({"id": "t", "prompt": "p", "servers": ["s"], "spec": {
+        "checkpoints": [{"id": x, "kind": "tool_effect", "tools": [f"s__{x}"]} for x in ("a", "b", "c")],
+        "partial_order": [["a", "b"], ["b", "c"]]}})
+    calls = lambda names: episode([(f"s__{n}", {}, False) for n in names])  # noqa: E731
+    assert score_effects(chain, calls("abc")).passed
+    assert score_effects(chain, calls("babc")).passed
+    assert not score_effects(chain, calls("bca")).passed
+    assert not score_effects(chain, calls("acb")).passed
+
+
+def test_answer_checks_read_the_final_message_only() -> None:
+    task = Task.model_validate({"id": "t", "prompt": "p", "servers": ["s"], "spec": {"checkpoints": [
+        {"id": "a", "kind": "value_produced", "source": "final_message",
+         "facts": [{"label": "actual", "value": 4.36}, {"label": "expected", "value": 4.15}], "absent": ["missed"]}]}})
+    tool = [("s__t", {}, False)]
+    assert score_effects(task, episode(tool, final="Actual EPS $4.36 vs expected $4.15: a beat.")).passed
+    swapped = score_effects(task, episode(tool, final="Actual EPS $4.15 vs expected $4.36."))
+    assert swapped.failure_codes == ["missing_value"]
+    assert not score_effects(task, episode(tool, final="Actual 4.36, expected 4.15, so it missed.")).passed

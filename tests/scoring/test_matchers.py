@@ -14,7 +14,7 @@ from mcptrials.scoring.matchers import arguments_satisfy, matches, values_equal
     ({"equals": "BJP"}, "bjp", False),
     ({"equals": "BJP", "case": "insensitive"}, "bjp", True),
     ({"equals": 5}, 5.0, True),
-    ({"equals": 5}, "5", False),
+    ({"equals": 5}, "5", True),
     ({"equals": ["a", "b"]}, ["a", "b"], True),
     ({"equals": ["a", "b"]}, ["b", "a"], False),
     ({"equals": True}, 1, False),
@@ -22,7 +22,6 @@ from mcptrials.scoring.matchers import arguments_satisfy, matches, values_equal
     ({"regex": "^(BJP|VNP)$"}, "XVNP", False),
     ({"regex": "^g\\d+$", "case": "insensitive"}, "G101", True),
     ({"regex": "^\\d+$"}, 42, True),
-    ({"regex": "("}, "x", False),
     ({"contains": "hotel"}, "call the hotel", True),
     ({"contains": "Hotel"}, "call the hotel", False),
     ({"contains": "Hotel", "case": "insensitive"}, "call the HOTEL", True),
@@ -42,6 +41,11 @@ from mcptrials.scoring.matchers import arguments_satisfy, matches, values_equal
 ])
 def test_matcher(matcher: dict, value: object, expected: bool) -> None:
     assert matches(value, Matcher.model_validate(matcher)) is expected
+
+
+def test_invalid_regex_is_rejected_when_the_spec_loads() -> None:
+    with pytest.raises(ValueError, match="invalid regex"):
+        Matcher.model_validate({"regex": "("})
 
 
 def test_matcher_needs_exactly_one_kind() -> None:

@@ -13,7 +13,7 @@ from mcptrials.servers.toolbox import Toolbox
 
 @dataclass
 class ReferenceAgent:
-    """Plays the reference calls one by one; shows that a task is solvable as written.
+    """Plays the reference calls one by one, then gives the reference answer; shows a task is solvable.
 
     With ``stale=True`` it plays the plan written for the original (v0) servers even on an
     evolved version: an agent that learnt the old interface and never re-reads the new one.
@@ -36,3 +36,4 @@ class ReferenceAgent:
         for turn, step in enumerate(self.plan(task)):
             request = ToolCallRequest(id=f"ref_{turn}", name=step.tool, arguments=dict(step.args))
             await execute_calls(toolbox, [request], turn, trajectory)
+        trajectory.final_answer = task.reference_answer or ""

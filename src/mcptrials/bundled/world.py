@@ -68,8 +68,12 @@ def smoke_tasks(tasks: list[Task], n: int = 5) -> list[Task]:
 
 
 def bundled_tasks() -> list[Task]:
-    """The whole bundled task suite."""
-    from mcptrials.tasks.loader import load_tasks
+    """The whole bundled task suite, with its hand-written verdict layer applied."""
+    from mcptrials.bundled.verdicts import apply_overlay, overlays
+    from mcptrials.tasks.loader import parse_tasks, read_task_records
 
     files = bundled_task_files()
-    return load_tasks(*files) if files else []
+    table = overlays()
+    records = [(where, apply_overlay(r, table[r["id"]]) if isinstance(r, dict) and r.get("id") in table else r)
+               for where, r in read_task_records(*files)] if files else []
+    return parse_tasks(records)

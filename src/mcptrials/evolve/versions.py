@@ -9,7 +9,7 @@ Stages name versions as in MCPEvol-Bench: early = v0, middle = v3, late = v5.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +17,12 @@ from mcptrials.evolve.lineage import version_server_spec
 from mcptrials.evolve.mapping import CallTarget, ToolRemovedError, rewrite_call, tool_mapping
 from mcptrials.evolve.plan import PlanChain, PlanError, load_plan_chain
 from mcptrials.model import (
+    EffectMember,
     Matcher,
     Minefield,
     PlannedCall,
     ServerSpec,
+    StateCheckpoint,
     Task,
     ToolEffectCheckpoint,
     ValueCheckpoint,
@@ -28,7 +30,6 @@ from mcptrials.model import (
 )
 
 STAGES = {"early": "v0", "middle": "v3", "late": "v5"}
-_ABSENT = object()
 
 
 class VersionError(ValueError):
@@ -78,6 +79,12 @@ class Lineages:
         except PlanError as exc:
             raise VersionError(str(exc)) from None
 
+    def chains_at(self, version: str) -> Callable[[Task], dict[str, PlanChain]]:
+        """For a task, the chains of its servers that make ``version`` (none on v0)."""
+        def of(task: Task) -> dict[str, PlanChain]:
+            return {s: c for s in task.servers if (c := self.chain(s, version)) is not None}
+        return of
+
     def operators(self, server: str, version: str) -> dict[str, list[str]]:
         """For each version up to ``version``, the operators its plan applied to ``server``."""
         chain = self.chain(server, version)
@@ -110,36 +117,23 @@ def _for_target(target: CallTarget, must_include: dict[str, Any], must_match: di
     return target.tool, include, match
 
 
-def _rewrite_checkpoint(tools: list[str], must_include: dict[str, Any], must_match: dict[str, Matcher],
-                        chains: Mapping[str, PlanChain], used: set[str]) -> tuple[list[str], dict[str, Any],
-                                                                                   dict[str, Matcher]]:
-    """New equivalence set and predicates; never more lenient than the original checkpoint.
+def _rewrite_effect(cp: ToolEffectCheckpoint, chains: Mapping[str, PlanChain]) -> ToolEffectCheckpoint:
+    """The checkpoint on the evolved interface: every tool that now does a member's job is a member.
 
-    Targets that agree keep one set; targets that differ only in the selector value of one merged
-    tool become a ``one_of``; otherwise the set narrows to the targets agreeing with the one the
-    rewritten reference plan uses.
+    Each target keeps its own predicates (renamed arguments, fixed selector values), so the
+    set accepts every tool the version advertises for the effect and is never looser than
+    the original for any of them.
     """
-    rewritten = [_for_target(t, must_include, must_match) for tool in tools for t in _targets(chains, tool)]
-    if not rewritten:
-        raise ToolRemovedError(f"every tool of {tools} is gone and nothing took over their job")
-    names = list(dict.fromkeys(tool for tool, _, _ in rewritten))
-    if len(names) == 1 and all(m == rewritten[0][2] for _, _, m in rewritten):
-        keys = set().union(*(inc.keys() for _, inc, _ in rewritten))
-        include, match = {}, dict(rewritten[0][2])
-        for key in sorted(keys):
-            values = [inc.get(key, _ABSENT) for _, inc, _ in rewritten]
-            if all(v == values[0] for v in values):
-                if values[0] is not _ABSENT:
-                    include[key] = values[0]
-            elif _ABSENT not in values:
-                match[key] = Matcher(one_of=list(dict.fromkeys(values)))
-            else:
-                break
-        else:
-            return names, include, match
-    primary = next((r for r in rewritten if r[0] in used), rewritten[0])
-    agree = [tool for tool, inc, m in rewritten if inc == primary[1] and m == primary[2]]
-    return list(dict.fromkeys(agree)), primary[1], primary[2]
+    members: list[EffectMember] = []
+    for member in cp.all_members():
+        for target in _targets(chains, member.tool):
+            tool, include, match = _for_target(target, member.must_include, member.must_match)
+            candidate = EffectMember(tool=tool, must_include=include, must_match=match)
+            if candidate not in members:
+                members.append(candidate)
+    if not members:
+        raise ToolRemovedError(f"every tool of checkpoint {cp.id!r} is gone and nothing took over their job")
+    return cp.model_copy(update={"tools": [], "must_include": {}, "must_match": {}, "members": members})
 
 
 def _rewrite_minefield(mine: Minefield, chains: Mapping[str, PlanChain]) -> list[Minefield]:
@@ -171,13 +165,11 @@ def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
         chain = chains.get(server)
         tool, args = (step.tool, step.args) if chain is None else rewrite_call(chain, step.tool, step.args)
         reference.append(PlannedCall(tool=tool, args=args))
-    used = {step.tool for step in reference}
-    checkpoints: list[ToolEffectCheckpoint | ValueCheckpoint] = []
+    checkpoints: list[ToolEffectCheckpoint | ValueCheckpoint | StateCheckpoint] = []
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint):
-            tools, include, match = _rewrite_checkpoint(cp.tools, cp.must_include, cp.must_match, chains, used)
-            checkpoints.append(cp.model_copy(update={"tools": tools, "must_include": include, "must_match": match}))
-        elif cp.tools:
+            checkpoints.append(_rewrite_effect(cp, chains))
+        elif isinstance(cp, ValueCheckpoint) and cp.tools:
             tools = list(dict.fromkeys(t.tool for name in cp.tools for t in _targets(chains, name)))
             if not tools:  # an empty list would mean "any tool": looser than the original
                 raise ToolRemovedError(f"every tool of value checkpoint {cp.id!r} is gone")

@@ -99,6 +99,7 @@ class EpisodeContext:
     task_id: str
     attempt: int = 0
     reference: list[dict[str, Any]] = field(default_factory=list)
+    reference_answer: str | None = None
 
 
 @runtime_checkable

@@ -118,7 +118,8 @@ class ScriptedModel:
         if self.source == "reference":
             bound._turns = [_Turn(tool_calls=[_Call(name=step["tool"], arguments=step.get("args", {}))])
                             for step in context.reference]
-            bound._turns.append(_Turn(text="Done: every step of the plan has been carried out."))
+            bound._turns.append(_Turn(text=context.reference_answer
+                                      or "Done: every step of the plan has been carried out."))
         elif self.script is not None:
             bound._turns = self.script.turns(context.task_id, context.attempt)
         return bound

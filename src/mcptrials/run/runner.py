@@ -32,6 +32,7 @@ from mcptrials.model import (
 from mcptrials.models.base import ChatModel, EpisodeContext, ProviderError
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
+from mcptrials.scoring.state import capture_state
 from mcptrials.servers.sandbox import episode_sandbox
 from mcptrials.servers.toolbox import Limits, open_toolbox
 from mcptrials.store.db import Store, outcome_of
@@ -108,7 +109,7 @@ def _git_revision() -> str | None:
 
 def score_episode(task: Task, episode: Episode, tools: dict[str, ToolInfo]) -> list[Score]:
     """The scores written with every episode: Tier-1 effects and rule metrics."""
-    return [score_effects(task, episode), score_rules(episode, tools)]
+    return [score_effects(task, episode, tools), score_rules(episode, tools)]
 
 
 async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
@@ -122,7 +123,8 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
     offered: dict[str, ToolInfo] = {}
     key = (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash)
     context = EpisodeContext(task_id=task.id, attempt=attempt,
-                             reference=[step.model_dump() for step in task.reference])
+                             reference=[step.model_dump() for step in task.reference],
+                             reference_answer=task.reference_answer)
     model = plan.model.for_episode(context) if plan.model is not None else None
     specs = [plan.servers[name] for name in task.servers]
     with episode_sandbox(task.fixtures.files) as sandbox:
@@ -144,6 +146,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                         trajectory.termination = "infra_error"
                         infra = InfraError(kind=f"provider_{exc.kind}", message=exc.message)
             tool_hashes = box.tool_hashes()
+        state = capture_state(sandbox, task)  # after the servers stopped, before the sandbox goes
     if fatal is not None:  # raised outside the server task group so it reaches the runner unwrapped
         raise FatalRunError(f"{plan.model_spec}: {fatal.message}")
     if infra is None:
@@ -157,7 +160,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
         id=stable_hash(key), run_id=run_id, task_id=task.id, version=plan.version, agent=plan.agent.name,
         model=plan.model_spec, attempt=attempt, config_hash=config_hash, steps=trajectory.steps,
         final_answer=trajectory.final_answer, termination=trajectory.termination, infra_error=infra,
-        agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes,
+        agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes, state=state,
         started_at=started, duration_s=time.perf_counter() - t0,
     )
     return episode, offered

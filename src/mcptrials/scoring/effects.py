@@ -1,96 +1,176 @@
-"""Tier-1 effect scoring (DynamicMCPBench §3.4): deterministic, path-agnostic, answer-agnostic.
+"""Tier-1 scoring (DynamicMCPBench §3.4): deterministic and path-agnostic.
 
-A tool-effect checkpoint is met by any successful call of a tool in its equivalence set whose
-arguments meet its predicates; a value checkpoint by demanded substrings in a tool result or
-the final message. Any minefield hit fails the task outright; the partial order must hold
-between the first calls that met each pair of checkpoints.
+A spec says what must be true, never which call spelled it how:
+
+- a tool-effect checkpoint is met by any successful call of a member of its equivalence set
+  whose *effective* arguments (as the server sees them) meet that member's predicates;
+- a value checkpoint by values stated in a tool result or the final message (the answer),
+  compared normalised, with facts bound to their labels and claims that must be absent;
+- a state checkpoint by the episode's sandbox snapshot after the agent stopped.
+
+Any minefield hit fails the task outright. The partial order holds when *some* assignment
+of meeting calls to checkpoints respects every pair (a read may also happen before a write).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from mcptrials.model import (
     CheckpointResult,
     Episode,
     Minefield,
     Score,
+    StateCheckpoint,
     Task,
     ToolCallRecord,
     ToolEffectCheckpoint,
+    ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.matchers import arguments_satisfy
+from mcptrials.scoring.answers import absent_violations, check_facts, normalise_text, states
+from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
+from mcptrials.scoring.state import check_state
 
 SCORER = "effects"
-VERSION = "1"
+VERSION = "2"
+
+Calls = list[tuple[ToolCallRecord, dict | None]]  # a successful call and its effective arguments
 
 
-def _successful(episode: Episode) -> list[ToolCallRecord]:
-    return [c for c in episode.tool_calls if not c.is_error and c.tool is not None]
+def _successful(episode: Episode, tools: Mapping[str, ToolInfo] | None) -> Calls:
+    out: Calls = []
+    for call in episode.tool_calls:
+        if call.is_error or call.tool is None:
+            continue
+        info = (tools or {}).get(call.name)
+        out.append((call, effective_arguments(call.arguments, info.input_schema if info else None)))
+    return out
 
 
-def _check_effect(cp: ToolEffectCheckpoint, calls: list[ToolCallRecord]) -> CheckpointResult:
-    candidates = [c for c in calls if c.name in cp.tools]
+def _check_effect(cp: ToolEffectCheckpoint, calls: Calls) -> tuple[CheckpointResult, list[int]]:
+    members = cp.all_members()
+    names = [m.tool for m in members]
+    candidates = [(c, a) for c, a in calls if c.name in names]
     if not candidates:
         return CheckpointResult(id=cp.id, passed=False, failure="missing_effect",
-                                detail=f"no successful call of {' | '.join(cp.tools)}")
-    for call in candidates:
-        if arguments_satisfy(call.arguments, cp.must_include, cp.must_match):
-            return CheckpointResult(id=cp.id, passed=True, matched_step=call.index,
-                                    detail=f"met by {call.name} at step {call.index}")
+                                detail=f"no successful call of {' | '.join(dict.fromkeys(names))}"), []
+    met = [c.index for c, args in candidates
+           if any(m.tool == c.name and arguments_satisfy(args, m.must_include, m.must_match) for m in members)]
+    if met:
+        return CheckpointResult(id=cp.id, passed=True, matched_step=met[0],
+                                detail=f"met at step {met[0]}"), met
     return CheckpointResult(id=cp.id, passed=False, failure="wrong_arguments",
-                            detail=f"{len(candidates)} call(s) of {' | '.join(cp.tools)}, none with the required"
-                                   " arguments")
+                            detail=f"{len(candidates)} call(s) of {' | '.join(dict.fromkeys(names))}, none with the"
+                                   " required arguments"), []
 
 
-def _check_value(cp: ValueCheckpoint, calls: list[ToolCallRecord], episode: Episode) -> CheckpointResult:
+def effect_steps(cp: ToolEffectCheckpoint, episode: Episode, tools: Mapping[str, ToolInfo] | None = None) -> list[int]:
+    """The steps of ``episode`` whose calls meet a tool-effect checkpoint."""
+    return _check_effect(cp, _successful(episode, tools))[1]
+
+
+def _text_problems(cp: ValueCheckpoint | StateCheckpoint, text: str) -> list[str]:
+    """What a text fails of a checkpoint's contains/facts/absent (empty when it holds)."""
+    fold = cp.case == "insensitive"
+    found = [v for v in cp.contains if normalise_text(str(v), fold=fold) in normalise_text(text, fold=fold)
+             or states(text, v, fold=fold)]
+    problems = []
+    if cp.contains and (len(found) < len(cp.contains) if cp.mode == "all" else not found):
+        problems.append(f"missing {[str(v) for v in cp.contains if v not in found]}")
+    problems += [v.detail for v in check_facts(text, cp.facts) if not v.stated]
+    claimed = absent_violations(text, cp.absent)
+    if claimed:
+        problems.append(f"states {claimed}, which must not be claimed")
+    return problems
+
+
+def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[CheckpointResult, list[int]]:
     haystacks: list[tuple[int, str]] = []
     if cp.source in {"tool_result", "any"}:
-        haystacks += [(c.index, c.content) for c in calls if not cp.tools or c.name in cp.tools]
-    if cp.source in {"final_message", "any"} and episode.final_answer:
+        haystacks += [(c.index, c.content) for c, _ in calls if not cp.tools or c.name in cp.tools]
+    if cp.source in {"final_message", "any"}:
         haystacks.append((len(episode.steps), episode.final_answer))
-    fold = cp.case == "insensitive"
-    first_seen: dict[str, int] = {}
-    for needle in cp.contains:
-        target = needle.casefold() if fold else needle
-        for index, text in haystacks:
-            if target in (text.casefold() if fold else text):
-                first_seen[needle] = index
-                break
-    missing = [n for n in cp.contains if n not in first_seen]
-    passed = not missing if cp.mode == "all" else bool(first_seen)
-    if not passed:
-        return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
-                                detail=f"not found in {cp.source.replace('_', ' ')}: {missing}")
-    step = max(first_seen.values()) if cp.mode == "all" else min(first_seen.values())
-    return CheckpointResult(id=cp.id, passed=True, matched_step=step, detail=f"found by step {step}")
+    if cp.absent:  # a claim that must not be made is looked for everywhere the checkpoint reads
+        claimed = absent_violations("\n".join(text for _, text in haystacks), cp.absent)
+        if claimed:
+            return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
+                                    detail=f"states {claimed}, which must not be claimed"), []
+    positive = cp.model_copy(update={"absent": []})
+    met = [index for index, text in haystacks if not _text_problems(positive, text)]
+    if not met and len(haystacks) > 1 and cp.source == "tool_result" and not cp.facts:
+        # values spread over several results: all seen by the last of them
+        seen = "\n".join(text for _, text in haystacks)
+        if not _text_problems(positive, seen):
+            met = [haystacks[-1][0]]
+    if met:
+        return CheckpointResult(id=cp.id, passed=True, matched_step=met[0], detail=f"found by step {met[0]}"), met
+    where = {"final_message": "the final answer", "tool_result": "any tool result", "any": "any result or answer"}
+    problems = _text_problems(positive, haystacks[-1][1]) if haystacks else ["nothing to read"]
+    return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
+                            detail=f"not in {where[cp.source]}: {'; '.join(problems)}"), []
 
 
-def minefield_hits(minefields: list[Minefield], calls: list[ToolCallRecord]) -> list[str]:
+def minefield_hits(minefields: list[Minefield], calls: Calls) -> list[str]:
     """Descriptions of every successful call that stepped on a minefield."""
     hits = []
     for mine in minefields:
-        for call in calls:
-            if call.name in mine.tools and arguments_satisfy(call.arguments, mine.must_include, mine.must_match):
+        for call, args in calls:
+            if call.name in mine.tools and arguments_satisfy(args, mine.must_include, mine.must_match):
                 hits.append(f"step {call.index}: {call.name}" + (f" ({mine.description})" if mine.description else ""))
     return hits
 
 
-def score_effects(task: Task, episode: Episode) -> Score:
-    """Grade one episode against its task's spec with the deterministic Tier-1 rules."""
-    calls = _successful(episode)
+def order_violations(order: list[tuple[str, str]], met: Mapping[str, list[int]]) -> list[str]:
+    """Pairs that no assignment of meeting steps to checkpoints can respect.
+
+    Checkpoints take, in dependency order, the earliest meeting step after every step their
+    predecessors took; that greedy choice finds an assignment whenever one exists.
+    """
+    nodes = sorted({c for pair in order for c in pair})
+    preds = {n: [a for a, b in order if b == n] for n in nodes}
+    chosen: dict[str, int] = {}
+    violations = []
+    remaining = [n for n in nodes if met.get(n)]
+    while remaining:
+        ready = [n for n in remaining if all(p in chosen or p not in remaining for p in preds[n])]
+        if not ready:  # a cycle: report it rather than loop
+            return [f"partial order has a cycle through {remaining}"]
+        for node in ready:
+            floor = max((chosen[p] for p in preds[node] if p in chosen), default=-1)
+            later = [s for s in met[node] if s > floor]
+            if later:
+                chosen[node] = min(later)
+            else:
+                chosen[node] = max(met[node])
+                blocker = max((p for p in preds[node] if p in chosen), key=lambda p: chosen[p])
+                violations.append(f"{blocker} (step {chosen[blocker]}) must come before {node} (no meeting step"
+                                  f" after it; met at {met[node]})")
+            remaining.remove(node)
+    return violations
+
+
+def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | None = None) -> Score:
+    """Grade one episode against its task's spec with the deterministic Tier-1 rules.
+
+    ``tools`` (qualified name -> tool) supplies input schemas, so arguments are compared
+    with their defaults filled in; without it, only given arguments are compared.
+    """
+    calls = _successful(episode, tools)
     results: list[CheckpointResult] = []
+    met: dict[str, list[int]] = {}
+    end = len(episode.steps) + 1
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint):
-            results.append(_check_effect(cp, calls))
+            result, steps = _check_effect(cp, calls)
+        elif isinstance(cp, ValueCheckpoint):
+            result, steps = _check_value(cp, calls, episode)
         else:
-            results.append(_check_value(cp, calls, episode))
-    by_id = {r.id: r for r in results}
-    violations = []
-    for before, after in task.spec.partial_order:
-        a, b = by_id[before], by_id[after]
-        if a.passed and b.passed and a.matched_step is not None and b.matched_step is not None \
-                and not a.matched_step < b.matched_step:
-            violations.append(f"{before} (step {a.matched_step}) must come before {after} (step {b.matched_step})")
+            result = check_state(cp, episode.state)
+            steps = [end] if result.passed else []
+        results.append(result)
+        met[cp.id] = steps
+    violations = order_violations(task.spec.partial_order, met)
     hits = minefield_hits(task.spec.minefields, calls)
     codes: list[str] = sorted({r.failure for r in results if r.failure})
     if hits:
@@ -100,11 +180,11 @@ def score_effects(task: Task, episode: Episode) -> Score:
     passed = all(r.passed for r in results) and not hits and not violations
     if not passed and episode.termination in {"max_turns", "budget", "agent_error"}:
         codes.append(episode.termination)
-    met = sum(r.passed for r in results)
+    met_count = sum(r.passed for r in results)
     return Score(
         episode_id=episode.id, scorer=SCORER, scorer_version=VERSION, passed=passed,
-        value=met / len(results),
-        values={"checkpoints_met": float(met), "checkpoints": float(len(results))},
+        value=met_count / len(results),
+        values={"checkpoints_met": float(met_count), "checkpoints": float(len(results))},
         checkpoints=results, failure_codes=codes,
         detail={"minefield_hits": hits, "order_violations": violations},
     )

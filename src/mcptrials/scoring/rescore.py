@@ -37,5 +37,6 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None) -
         if task is None:
             missing.add(episode.task_id)
             continue
-        batch.append((episode, [score_effects(task, episode), score_rules(episode, offered_tools(episode, catalog))]))
+        tools = offered_tools(episode, catalog)
+        batch.append((episode, [score_effects(task, episode, tools), score_rules(episode, tools)]))
     return store.replace_scores(batch), sorted(missing)

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 import anyio
 
 from mcptrials.agents.reference import ReferenceAgent
-from mcptrials.model import Episode, ServerSpec, Task
+from mcptrials.model import Episode, ServerSpec, Task, ToolInfo
 from mcptrials.run.runner import RunPlan, run_episode
 from mcptrials.scoring.effects import score_effects
 from mcptrials.tasks.discrimination import Discrimination, discrimination
+from mcptrials.tasks.lint import static_problems, tool_problems
 
 
 @dataclass
@@ -24,6 +25,7 @@ class CheckResult:
     reason: str = ""
     discrimination: Discrimination | None = None
     deterministic: bool | None = None
+    lint: list[str] | None = None
 
 
 def tool_results(episode: Episode) -> list[str]:
@@ -32,11 +34,11 @@ def tool_results(episode: Episode) -> list[str]:
             for c in episode.tool_calls]
 
 
-def _verdict(task: Task, episode: Episode) -> tuple[bool, str]:
+def _verdict(task: Task, episode: Episode, tools: Mapping[str, ToolInfo]) -> tuple[bool, str]:
     if episode.infra_error is not None:
         return False, f"infra error: {episode.infra_error.message}"
     errors = [f"step {c.index} {c.name}: {c.content[:160]}" for c in episode.tool_calls if c.is_error]
-    score = score_effects(task, episode)
+    score = score_effects(task, episode, tools)
     reason = "; ".join([*(f"{r.id}: {r.detail}" for r in score.checkpoints if not r.passed),
                         *score.detail.get("minefield_hits", []), *score.detail.get("order_violations", []),
                         *errors[:2]])
@@ -55,15 +57,20 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
             if not task.reference:
                 results[task.id] = CheckResult(task.id, False, "the task has no reference plan")
                 return
-            episodes = [(await run_episode(plan, task, i, "check", "check"))[0] for i in range(runs)]
+            runs_of = [await run_episode(plan, task, i, "check", "check") for i in range(runs)]
+            episodes = [episode for episode, _ in runs_of]
+            tools = runs_of[0][1]
 
-            async def rerun(mutated: Task) -> Episode:
-                return (await run_episode(plan, mutated, 0, "check", "check"))[0]
+            async def rerun(mutated: Task) -> tuple[Episode, Mapping[str, ToolInfo]]:
+                return await run_episode(plan, mutated, 0, "check", "check")
 
-            passed, reason = _verdict(task, episodes[0])
-            result = CheckResult(task.id, passed, reason)
+            passed, reason = _verdict(task, episodes[0], tools)
+            lint = static_problems(task) + (tool_problems(task, tools) if episodes[0].infra_error is None else [])
+            if lint:
+                passed, reason = False, "; ".join(filter(None, [reason, *(f"lint: {p}" for p in lint)]))
+            result = CheckResult(task.id, passed, reason, lint=lint)
             if passed:
-                result.discrimination = await discrimination(task, episodes[0], rerun)
+                result.discrimination = await discrimination(task, episodes[0], rerun, tools)
         if runs > 1:
             first = tool_results(episodes[0])
             result.deterministic = all(tool_results(e) == first for e in episodes[1:])

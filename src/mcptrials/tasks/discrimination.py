@@ -1,22 +1,25 @@
-"""Does a task's spec discriminate? Drop one reference step, or change one checked argument: it must fail.
+"""Does a task's spec discriminate? Drop a necessary step, or change a checked argument: it must fail.
 
-Each mutation is first scored on the recorded reference trajectory. That is sound in one
-direction: a tool-effect verdict depends only on a call's arguments and success, so a mutation
-caught there is caught by a real re-run too. A mutation it does not catch (e.g. one that only
-changes a tool result a value checkpoint reads) is re-run for real with the mutated plan.
+A step is *necessary* when the task cannot be completed without it: it is the only reference
+call meeting some tool-effect checkpoint, or leaving it out changes the resulting state of
+the sandbox. A discovery call whose result the agent could know or get elsewhere is not
+necessary, and a spec need not notice it missing. A *checked* argument is one a tool-effect
+checkpoint constrains; for a step no such checkpoint constrains, every argument whose change
+alters the resulting state counts.
 
-A step's checked arguments are those its tool-effect checkpoints constrain; when they constrain
-none, every argument of the step counts (its value checkpoints are what must notice).
+Each mutation is first scored on the recorded reference trajectory (sound for tool-effect
+verdicts, which depend only on a call's arguments and success); a mutation not caught there
+is re-run for real and judged on the real episode, state included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptrials.model import Episode, PlannedCall, Task, ToolCallRecord, ToolEffectCheckpoint
-from mcptrials.scoring.effects import score_effects
+from mcptrials.model import Episode, PlannedCall, Task, ToolCallRecord, ToolEffectCheckpoint, ToolInfo
+from mcptrials.scoring.effects import effect_steps, score_effects
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class Mutation:
 
 @dataclass
 class Discrimination:
-    """How many single-step drops and checked-argument changes the spec catches."""
+    """How many necessary-step drops and checked-argument changes the spec catches."""
 
     task_id: str
     drops: int = 0
@@ -43,6 +46,7 @@ class Discrimination:
     changes: int = 0
     changes_caught: int = 0
     rerun: int = 0
+    optional: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
 
     @property
@@ -67,12 +71,20 @@ def changed_value(value: Any) -> Any:
     return "__changed__"
 
 
-def checked_arguments(task: Task, tool: str, arguments: dict[str, Any]) -> list[str]:
-    """The arguments of one call of ``tool`` whose change the spec must notice."""
+def constrained_arguments(task: Task, tool: str) -> set[str]:
+    """The arguments of ``tool`` that some tool-effect checkpoint constrains."""
     keys: set[str] = set()
     for cp in task.spec.checkpoints:
-        if isinstance(cp, ToolEffectCheckpoint) and tool in cp.tools:
-            keys |= set(cp.must_include) | set(cp.must_match)
+        if isinstance(cp, ToolEffectCheckpoint):
+            for member in cp.all_members():
+                if member.tool == tool:
+                    keys |= set(member.must_include) | set(member.must_match)
+    return keys
+
+
+def checked_arguments(task: Task, tool: str, arguments: dict[str, Any]) -> list[str]:
+    """The arguments of one call of ``tool`` whose change the spec may have to notice."""
+    keys = constrained_arguments(task, tool)
     return sorted((keys or set(arguments)) & set(arguments))
 
 
@@ -97,7 +109,7 @@ def mutate_plan(plan: list[PlannedCall], mutation: Mutation) -> list[PlannedCall
 
 
 def mutate_trajectory(episode: Episode, mutation: Mutation) -> Episode:
-    """The recorded reference trajectory with one mutation applied (results kept as recorded)."""
+    """The recorded reference trajectory with one mutation applied (results and state kept as recorded)."""
     calls = episode.tool_calls
     target = calls[mutation.step].index
     steps = []
@@ -112,19 +124,47 @@ def mutate_trajectory(episode: Episode, mutation: Mutation) -> Episode:
     return episode.model_copy(update={"steps": steps})
 
 
-Rerun = Callable[[Task], Awaitable[Episode]]
+def sole_meeters(task: Task, reference: Episode, tools: Mapping[str, ToolInfo] | None) -> set[int]:
+    """Reference steps (plan positions) that alone meet some tool-effect checkpoint."""
+    position = {call.index: i for i, call in enumerate(reference.tool_calls)}
+    sole: set[int] = set()
+    for cp in task.spec.checkpoints:
+        if isinstance(cp, ToolEffectCheckpoint):
+            steps = effect_steps(cp, reference, tools)
+            if len(steps) == 1:
+                sole.add(position[steps[0]])
+    return sole
 
 
-async def discrimination(task: Task, reference: Episode, rerun: Rerun | None = None) -> Discrimination:
-    """Count the mutations the spec catches, re-running for real those the recorded trajectory cannot decide."""
+def same_state(a: Episode, b: Episode) -> bool:
+    """Whether two episodes left the sandbox in the same state (file hashes and query results)."""
+    def digest(e: Episode) -> Any:
+        files = {path: entry.get("sha256") for path, entry in e.state.get("files", {}).items()}
+        return files, e.state.get("queries", {})
+    return bool(digest(a) == digest(b))
+
+
+Rerun = Callable[[Task], Awaitable[tuple[Episode, Mapping[str, ToolInfo]]]]
+
+
+async def discrimination(task: Task, reference: Episode, rerun: Rerun | None = None,
+                         tools: Mapping[str, ToolInfo] | None = None) -> Discrimination:
+    """Count the mutations the spec catches; mutations that matter and are not caught are missed."""
     result = Discrimination(task.id)
+    necessary = sole_meeters(task, reference, tools)
     for mutation in mutations(task):
-        caught = not score_effects(task, mutate_trajectory(reference, mutation)).passed
+        caught = not score_effects(task, mutate_trajectory(reference, mutation), tools).passed
+        matters = mutation.step in necessary if mutation.kind == "drop" else \
+            mutation.key in constrained_arguments(task, mutation.tool)
         if not caught and rerun is not None:
             result.rerun += 1
             mutated = task.model_copy(update={"reference": mutate_plan(list(task.reference), mutation)})
-            episode = await rerun(mutated)
-            caught = episode.infra_error is None and not score_effects(task, episode).passed
+            episode, offered = await rerun(mutated)
+            caught = episode.infra_error is None and not score_effects(task, episode, offered).passed
+            matters = matters or (episode.infra_error is None and not same_state(reference, episode))
+        if not caught and not matters:
+            result.optional.append(str(mutation))
+            continue
         if mutation.kind == "drop":
             result.drops += 1
             result.drops_caught += caught

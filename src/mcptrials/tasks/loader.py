@@ -85,6 +85,11 @@ def parse_tasks(records: Iterable[tuple[str, Any]]) -> list[Task]:
 
 def load_tasks(*paths: str | Path) -> list[Task]:
     """Load tasks from files or directories (every .json/.jsonl/.yaml inside, sorted)."""
+    return parse_tasks(read_task_records(*paths))
+
+
+def read_task_records(*paths: str | Path) -> list[tuple[str, Any]]:
+    """The raw (location, record) pairs of task files or directories, not yet validated."""
     records: list[tuple[str, Any]] = []
     for raw in paths:
         path = Path(raw)
@@ -96,7 +101,7 @@ def load_tasks(*paths: str | Path) -> list[Task]:
             except OSError as exc:
                 raise TaskFileError(f"{file}: cannot read task file ({exc.strerror})") from None
             records.extend(_records(file, text))
-    return parse_tasks(records)
+    return records
 
 
 def check_servers(tasks: Iterable[Task], servers: Iterable[str]) -> list[str]:

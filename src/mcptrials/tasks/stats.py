@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from mcptrials.model import ServerSpec, Task, split_qualified
+from mcptrials.model import ServerSpec, StateCheckpoint, Task, ValueCheckpoint, split_qualified
 
 _WRITE = re.compile(r"^(write|create|add|update|edit|delete|remove|send|complete|book|cancel|move|publish|unpublish|"
                     r"archive|insert|set|append|reset|store|download|rename|import)(_|$)")
@@ -29,6 +29,16 @@ def changes_state(task: Task, servers: Mapping[str, ServerSpec]) -> bool:
     return False
 
 
+def checks_answer(task: Task) -> bool:
+    """Whether the spec checks the final answer (a value checkpoint on the final message)."""
+    return any(isinstance(c, ValueCheckpoint) and c.source == "final_message" for c in task.spec.checkpoints)
+
+
+def checks_state(task: Task) -> bool:
+    """Whether the spec checks the resulting state of the sandbox."""
+    return any(isinstance(c, StateCheckpoint) for c in task.spec.checkpoints)
+
+
 def task_counts(tasks: list[Task], servers: Mapping[str, ServerSpec]) -> dict[str, Any]:
     """Summary counts of a suite, as printed by ``mcptrials tasks list``."""
     return {
@@ -39,4 +49,9 @@ def task_counts(tasks: list[Task], servers: Mapping[str, ServerSpec]) -> dict[st
         "cross_server_declared": sum(len(set(t.servers)) >= 2 for t in tasks),
         "state_changing": sum(changes_state(t, servers) for t in tasks),
         "servers_used": len({s for t in tasks for s in servers_used(t)}),
+        "answer_checked": sum(checks_answer(t) for t in tasks),
+        "state_checked": sum(checks_state(t) for t in tasks),
+        "with_reference_answer": sum(bool(t.reference_answer) for t in tasks),
+        "neither_answer_nor_state": sum(not checks_answer(t) and not checks_state(t) for t in tasks),
+        "neither_ids": sorted(t.id for t in tasks if not checks_answer(t) and not checks_state(t)),
     }

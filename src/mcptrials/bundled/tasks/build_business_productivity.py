@@ -4,8 +4,9 @@ Each task is declared below as a reference plan (qualified tool + arguments, whe
 arguments may be computed from earlier results) plus the spec's extra parts. The builder
 runs every plan in-process against the real servers, in a fresh sandbox holding the task's
 fixtures and under the task's frozen clock, and derives the value checkpoints from the real
-results. It then verifies each task with the Tier-1 scorer: the full plan must pass, and the
-plan with any single step dropped must fail. Output is deterministic.
+results; with ``--check`` it verifies that each reference plan passes. Reference answers and
+the reviewer's spec fixes are a separate, hand-written layer (``verdicts/*.yaml``) applied
+when the suite loads. Output is deterministic.
 
 Run: ``python -m mcptrials.bundled.tasks.build_business_productivity [--check]``.
 """
@@ -1610,7 +1611,12 @@ def reference_calls(task: Task) -> list[tuple[str, Any]]:
 
 
 def verify(task: Task) -> list[str]:
-    """Problems with a task: its reference must pass, and dropping any one step must fail."""
+    """Problems with a built task: its reference must pass its tool-effect and value checkpoints.
+
+    Whether the spec discriminates (a necessary step dropped, a checked argument changed) and
+    judges the alternatives corpus right is checked on the whole suite, with its verdict layer,
+    by ``mcptrials tasks check`` and ``mcptrials tasks check --alternatives``.
+    """
     problems = []
     calls = run_task_calls(task, reference_calls(task))
     errors = [f"{c.tool}: {c.text[:120]}" for c in calls if c.is_error]
@@ -1618,11 +1624,6 @@ def verify(task: Task) -> list[str]:
     if errors or not score.passed:
         problems.append(f"reference fails: {errors} {[r.detail for r in score.checkpoints if not r.passed]} "
                         f"{score.detail}")
-    for skip in range(len(task.reference)):
-        partial = [c for i, c in enumerate(reference_calls(task)) if i != skip]
-        dropped = score_effects(task, episode_of(task, run_task_calls(task, partial)))
-        if dropped.passed:
-            problems.append(f"still passes without step {skip + 1} ({task.reference[skip].tool})")
     return problems
 
 
@@ -1728,7 +1729,7 @@ def build(*, check: bool) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="verify each task (reference passes, drops fail)")
+    parser.add_argument("--check", action="store_true", help="verify that each reference plan passes")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     options = parser.parse_args()
     records = build(check=options.check)

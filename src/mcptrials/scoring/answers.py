@@ -1,0 +1,386 @@
+"""Reading values out of text the way a careful reviewer would: numbers, dates, times, labels.
+
+An answer says "EPS came in at $4.36 against 4.15 expected"; a spec says ``actual: 4.36,
+expected: 4.15``. This module finds *mentions* of an expected value in a text after
+normalisation (thousands separators, decimal commas, trailing zeros, scale words, currency
+and unit words around numbers; ISO and written dates; 12- and 24-hour times; case, accents
+and spacing), and binds values to labels clause by clause so that a swap is told apart from
+the right statement.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, time
+
+from mcptrials.model import Fact, Scalar
+
+# --------------------------------------------------------------------------- text
+
+
+_PUNCT = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
+                        "\u2212": "-", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " "})
+
+
+def normalise_text(text: str, *, fold: bool = True) -> str:
+    """NFKC, plain quotes and dashes, no accents, one space between words; case-folded if ``fold``."""
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    return text.casefold() if fold else text
+
+
+# --------------------------------------------------------------------------- numbers
+
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mio": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
+           "b": 1e9, "trillion": 1e12, "tn": 1e12}
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<sign>[-+])?(?P<int>\d{1,3}(?:(?P<sep>[, '])\d{3})(?:(?P=sep)\d{3})*|\d+)"
+    r"(?:(?P<dec>[.,])(?P<frac>\d+))?(?![\d])"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mio|mn|bn|tn|k|m|b)\b)?",
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where a value was found in a text, and what it was read as."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class NumberMention(Mention):
+    value: float
+    decimals: int
+    scale: float
+
+
+def _parse_number(match: re.Match[str]) -> tuple[float, int] | None:
+    int_part, sep, dec, frac = match["int"], match["sep"], match["dec"], match["frac"]
+    if sep and dec == sep:  # "1,234,5" — not a number anyone writes
+        return None
+    if sep == "," and dec == ",":
+        return None
+    if not sep and dec == "," and frac is not None and len(frac) == 3 and int_part != "0":
+        # "3,500" is three thousand five hundred, never three and a half
+        int_part, frac, dec = int_part + frac, None, None
+    digits = int_part.replace(",", "").replace(" ", "").replace("'", "")
+    text = digits + ("." + frac if frac is not None else "")
+    value = float(text)
+    if match["sign"] == "-":
+        value = -value
+    return value, len(frac) if frac is not None else 0
+
+
+def number_mentions(text: str) -> list[NumberMention]:
+    """Every number written in ``text`` (already normalised), with its precision.
+
+    Digits that belong to a date (``2026-04-13``) or a clock time (``09:30``) are not numbers.
+    """
+    taken = [(m.start, m.end) for m in [*date_mentions(text), *time_mentions(text)]]
+    out = []
+    for match in _NUMBER.finditer(text):
+        if any(s <= match.start() < e for s, e in taken):
+            continue
+        parsed = _parse_number(match)
+        if parsed is None:
+            continue
+        value, decimals = parsed
+        scale_word = (match["scale"] or "").lower()
+        scale = _SCALES.get(scale_word, 1.0)
+        if scale_word in {"m", "b", "k"} and match["sep"]:
+            scale = 1.0  # "1,500 m" is metres, not millions
+        out.append(NumberMention(match.start(), match.end(), value * scale, decimals, scale))
+    return out
+
+
+def _decimals_of(value: float) -> int:
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        return 0
+    frac = text.split(".")[1].rstrip("0")
+    return len(frac)
+
+
+def number_matches(found: NumberMention, expected: float, tol: float | None) -> bool:
+    """Whether a written number states ``expected``: within ``tol``, or rounded correctly."""
+    if tol is not None:
+        return abs(found.value - expected) <= tol + 1e-9 * max(1.0, abs(expected))
+    if found.decimals < min(_decimals_of(expected), 1) and found.scale == 1.0:
+        return False  # "42" does not state 42.16
+    step = 10.0 ** (-found.decimals) * found.scale
+    return abs(found.value - expected) <= step / 2 + 1e-9 * max(1.0, abs(expected))
+
+
+# --------------------------------------------------------------------------- dates and times
+
+_MONTHS = {name: i for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+     ("november", "nov"), ("december", "dec")], start=1) for name in names}
+_MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DATE_PATTERNS = [
+    re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)"),
+    re.compile(r"(?<!\d)(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?!\d)"),
+    re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? " + _MONTH + r"(?:,? (?P<y>\d{4}))?(?!\w)"),
+    re.compile(r"(?<![\w])" + _MONTH + r" (?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,? (?P<y>\d{4}))?(?![\w])"),
+    re.compile(r"(?<![\d/.])(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4})(?!\d)"),
+]
+_TIME = re.compile(
+    r"(?<![\d:.])(?P<h>\d{1,2})(?:(?P<sep>[:.h])(?P<mi>\d{2}))?(?::\d{2})?\s?(?P<ampm>a\.?m\.?|p\.?m\.?)?(?![\d\w])"
+)
+
+
+@dataclass(frozen=True)
+class DateMention(Mention):
+    value: date | None
+    month: int
+    day: int
+    year: int | None
+
+
+def date_mentions(text: str) -> list[DateMention]:
+    """Every calendar date written in ``text``: ISO, '13 April 2026', 'April 13', '13/04/2026'."""
+    out: list[DateMention] = []
+    for pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            year = int(groups["y"]) if groups.get("y") else None
+            if "a" in groups and groups.get("a"):
+                a, b = int(groups["a"]), int(groups["b"])
+                readings = {(b, a), (a, b)}  # day/month first, or month/day (US)
+            elif groups.get("mon"):
+                readings = {(_MONTHS[groups["mon"]], int(groups["d"]))}
+            else:
+                readings = {(int(groups["m"]), int(groups["d"]))}
+            for month, day in readings:
+                if not (1 <= month <= 12 and 1 <= day <= 31):
+                    continue
+                try:
+                    value = date(year, month, day) if year else None
+                except ValueError:
+                    continue
+                out.append(DateMention(m.start(), m.end(), value, month, day, year))
+    return out
+
+
+@dataclass(frozen=True)
+class TimeMention(Mention):
+    hour: int
+    minute: int
+    explicit: bool
+
+
+def time_mentions(text: str) -> list[TimeMention]:
+    """Every clock time in ``text``: '09:00', '9:00', '9am', '9.30 p.m.', '21h30'."""
+    out = []
+    for m in _TIME.finditer(text):
+        hour, minute, ampm = int(m["h"]), int(m["mi"] or 0), (m["ampm"] or "").replace(".", "")
+        if (m["mi"] is None or m["sep"] == ".") and not ampm:
+            continue  # a bare number, or "4.36", is not a time; "9.30 pm" is
+        if ampm:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if ampm.startswith("p") else 0)
+        if hour > 23 or minute > 59:
+            continue
+        out.append(TimeMention(m.start(), m.end(), hour, minute, bool(m["mi"]) or bool(ampm)))
+    return out
+
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::\d{2})?(?:[+-]\d{2}:?\d{2}|Z)?$")
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::\d{2})?$")
+_NUMERIC = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
+
+
+# --------------------------------------------------------------------------- finding one value
+
+
+def _bounded(text: str, needle: str) -> Iterable[Mention]:
+    """Occurrences of ``needle`` in ``text`` that do not cut a word in two."""
+    if not needle:
+        return
+    left = r"(?<![\w])" if needle[0].isalnum() else ""
+    right = r"(?![\w])" if needle[-1].isalnum() else ""
+    for m in re.finditer(left + re.escape(needle) + right, text):
+        yield Mention(m.start(), m.end())
+
+
+def find_value(text: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
+    """Where ``expected`` is stated in ``text`` (normalised), as spans; empty when it is not."""
+    norm = normalise_text(text, fold=fold)
+    return find_in_normalised(norm, expected, tol=tol, fold=fold)
+
+
+def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
+    """:func:`find_value` on a text already passed through :func:`normalise_text`."""
+    if isinstance(expected, bool):
+        expected = str(expected).lower()
+    if isinstance(expected, int | float):
+        return [m for m in number_mentions(norm) if number_matches(m, float(expected), tol)]
+    raw = expected.strip()
+    if _ISO_DATE.match(raw):
+        want = date.fromisoformat(raw)
+        return [m for m in date_mentions(norm)
+                if (m.month, m.day) == (want.month, want.day) and m.year in (None, want.year)]
+    dt = _ISO_DATETIME.match(raw)
+    if dt:
+        days = find_in_normalised(norm, dt.group(1))
+        times = find_in_normalised(norm, f"{dt.group(2)}:{dt.group(3)}")
+        return sorted(days + times, key=lambda m: m.start) if days and times else []
+    clock = _CLOCK.match(raw)
+    if clock:
+        want_t = time(int(clock.group(1)), int(clock.group(2)))
+        return [m for m in time_mentions(norm) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
+    if _NUMERIC.match(raw):
+        return find_in_normalised(norm, float(raw), tol=tol)
+    needle = normalise_text(raw, fold=fold)
+    return list(_bounded(norm, needle))
+
+
+def states(text: str, expected: Scalar | Sequence[Scalar], *, tol: float | None = None, fold: bool = True) -> bool:
+    """Whether ``text`` states ``expected`` (or one of several expected values)."""
+    options: list[Scalar] = list(expected) if isinstance(expected, list | tuple) else [expected]  # type: ignore[list-item]
+    norm = normalise_text(text, fold=fold)
+    return any(find_in_normalised(norm, option, tol=tol, fold=fold) for option in options)
+
+
+# --------------------------------------------------------------------------- facts bound to labels
+
+_SENTENCE_BREAK = re.compile(r"\n|(?<=[.!?;])\s+")
+
+
+@dataclass
+class FactVerdict:
+    """Whether one fact is stated, and if not, what was wrong."""
+
+    fact: Fact
+    stated: bool
+    detail: str
+
+
+def _label_mentions(norm: str, facts: Sequence[Fact], fold: bool) -> list[tuple[int, int, int]]:
+    """(start, end, fact index) of every label mention; a mention inside a longer one is dropped."""
+    found = []
+    for i, fact in enumerate(facts):
+        for label in fact.labels:
+            found += [(m.start, m.end, i) for m in find_in_normalised(norm, label, fold=fold)]
+    found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
+    kept: list[tuple[int, int, int]] = []
+    for start, end, i in found:
+        if any(s <= start and end <= e and (s, e, j) != (start, end, i) for s, e, j in kept):
+            continue
+        kept.append((start, end, i))
+    return kept
+
+
+_Token = tuple[int, str, frozenset[int]]  # position, "L" (label) or "V" (value), fact indices
+
+
+def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
+    labels = _label_mentions(norm, facts, fold)
+    values: dict[int, set[int]] = {}
+    for i, fact in enumerate(facts):
+        for value in fact.values:
+            for m in find_in_normalised(norm, value, tol=fact.tol, fold=fold):
+                if not any(s < m.end and m.start < e for s, e, _ in labels):
+                    values.setdefault(m.start, set()).add(i)
+    tokens: list[_Token] = [(s, "L", frozenset({i})) for s, _e, i in labels]
+    tokens += [(pos, "V", frozenset(ids)) for pos, ids in values.items()]
+    merged: list[_Token] = []
+    for token in sorted(tokens, key=lambda t: (t[0], t[1])):
+        if merged and token[1] == "L" and merged[-1][1] == "L" and merged[-1][2] == token[2]:
+            continue  # "reported EPS": two labels of one fact are one mention
+        merged.append(token)
+    return merged
+
+
+def _bind(tokens: list[_Token], direction: str) -> tuple[set[int], int]:
+    """Facts whose label is bound to one of their values when labels take the nearest value on one side.
+
+    ``after``: a label takes the first value before the next label ("A: 12, B: 40"); a run of
+    labels followed by a run of as many values binds in order ("A and B: 12 and 40").
+    ``before``: a label takes the last value since the previous label ("12 for A, 40 for B").
+    Returns the facts bound right and how many labels took another fact's value.
+    """
+    stated: set[int] = set()
+    wrong = 0
+    k = 0
+    while k < len(tokens):
+        if tokens[k][1] != "L":
+            k += 1
+            continue
+        run_end = k
+        while run_end < len(tokens) and tokens[run_end][1] == "L":
+            run_end += 1
+        labels = tokens[k:run_end]
+        if direction == "after":
+            vals_end = run_end
+            while vals_end < len(tokens) and tokens[vals_end][1] == "V":
+                vals_end += 1
+            vals = tokens[run_end:vals_end]
+            if len(labels) > 1 and len(vals) >= len(labels):
+                pairs = zip(labels, vals[:len(labels)], strict=True)
+            else:
+                pairs = zip(labels[-1:], vals[:1], strict=False)
+        else:
+            prev = k - 1
+            while prev >= 0 and tokens[prev][1] == "V":
+                prev -= 1
+            vals = tokens[prev + 1:k]
+            pairs = zip(labels[:1], vals[-1:], strict=False)
+        for label, value in pairs:
+            right = label[2] & value[2]
+            stated |= right
+            wrong += not right
+        k = run_end
+    return stated, wrong
+
+
+def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[FactVerdict]:
+    """Judge each fact: its value must be bound to its label in some sentence.
+
+    Within a sentence (or line), labels and the facts' values are read in order, and each
+    label takes its nearest value on one side. A reading in which no label takes another
+    fact's value counts; where both readings bind some label wrongly, the better one does.
+    So "A: 12, B: 40" and "12 for A, 40 for B" state both facts, and the swaps
+    "A: 40, B: 12" and "40 for A, 12 for B" state neither.
+    """
+    norm = normalise_text(text, fold=fold)
+    tokens = _tokens(norm, facts, fold)
+    bounds = [m.start() for m in _SENTENCE_BREAK.finditer(norm)] + [len(norm)]
+    stated: set[int] = set()
+    start = 0
+    for end in bounds:
+        sentence = [t for t in tokens if start <= t[0] < end]
+        if sentence:
+            readings = [_bind(sentence, "after"), _bind(sentence, "before")]
+            clean = [facts_ for facts_, wrong in readings if not wrong]
+            if clean:
+                stated = stated.union(*clean)
+            else:
+                stated |= max(readings, key=lambda r: len(r[0]) - r[1])[0]
+        start = end
+    mentioned = {i for _p, kind, ids in tokens if kind == "L" for i in ids}
+    verdicts = []
+    for i, fact in enumerate(facts):
+        if i in stated:
+            verdicts.append(FactVerdict(fact, True, "stated"))
+        elif i not in mentioned:
+            verdicts.append(FactVerdict(fact, False, f"label {fact.labels[0]!r} not mentioned"))
+        else:
+            verdicts.append(FactVerdict(fact, False, f"{fact.labels[0]!r} is not stated as {fact.values[0]!r}"))
+    return verdicts
+
+
+def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True) -> list[Scalar]:
+    """The values of ``values`` that ``text`` states (and must not)."""
+    norm = normalise_text(text, fold=fold)
+    return [v for v in values if find_in_normalised(norm, v, fold=fold)]
+
+

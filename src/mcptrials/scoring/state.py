@@ -1,0 +1,227 @@
+"""State checkpoints: what the episode sandbox holds after the agent stopped.
+
+The runner captures a snapshot of the sandbox (every small file's text and the result of
+every SQL query the task's state checkpoints ask) before the sandbox is removed, and stores
+it with the episode; the scorer reads only the snapshot, so stored episodes can be graded
+again later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mcptrials.model import CheckpointResult, StateCheckpoint, Task
+from mcptrials.scoring.answers import absent_violations, check_facts, normalise_text, states
+from mcptrials.scoring.matchers import matches, values_equal
+
+MAX_FILE_TEXT = 256_000
+MAX_SNAPSHOT_TEXT = 2_000_000
+MAX_FILES = 2_000
+MAX_ROWS = 1_000
+
+
+def _query_key(path: str, query: str) -> str:
+    return f"{path}\n{query}"
+
+
+def _run_query(db: Path, query: str) -> dict[str, Any]:
+    try:
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return {"error": str(exc)}
+    try:
+        cursor = con.execute(query)
+        columns = [c[0] for c in cursor.description or []]
+        rows = [list(r) for r in cursor.fetchmany(MAX_ROWS)]
+        return {"columns": columns, "rows": [[v if not isinstance(v, bytes) else v.hex() for v in r] for r in rows]}
+    except sqlite3.Error as exc:
+        return {"error": str(exc)}
+    finally:
+        con.close()
+
+
+def capture_state(sandbox: Path, task: Task) -> dict[str, Any]:
+    """Snapshot the sandbox for the state checkpoints: small text files whole, SQLite files by query."""
+    files: dict[str, Any] = {}
+    budget = MAX_SNAPSHOT_TEXT
+    paths = sorted(p for p in sandbox.rglob("*") if p.is_file() and not p.is_symlink())[:MAX_FILES]
+    for path in paths:
+        rel = path.relative_to(sandbox).as_posix()
+        data = path.read_bytes()
+        entry: dict[str, Any] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        if len(data) <= MAX_FILE_TEXT and len(data) <= budget and not data.startswith(b"SQLite format 3"):
+            try:
+                entry["text"] = data.decode("utf-8")
+                budget -= len(data)
+            except UnicodeDecodeError:
+                pass
+        files[rel] = entry
+    queries: dict[str, Any] = {}
+    for cp in task.spec.checkpoints:
+        if isinstance(cp, StateCheckpoint) and cp.query:
+            target = sandbox / cp.path
+            if target.is_file() and not target.is_symlink():
+                queries[_query_key(cp.path, cp.query)] = _run_query(target, cp.query)
+    return {"files": files, "queries": queries}
+
+
+# --------------------------------------------------------------------------- selecting records
+
+_STEP = re.compile(r"\.(?P<name>[A-Za-z_][\w-]*|\*)|\[(?P<index>-?\d+|\*)\]|\[['\"](?P<key>[^'\"]+)['\"]\]")
+
+
+class JsonPathError(ValueError):
+    """A json_path this subset of JSONPath does not read."""
+
+
+def parse_json_path(path: str) -> list[str | int]:
+    """``$.messages[*].to`` into steps (``*`` for every child); ValueError for anything else."""
+    text = path.strip()
+    if not text.startswith("$"):
+        raise JsonPathError(f"json_path {path!r} must start with '$'")
+    steps: list[str | int] = []
+    pos = 1
+    while pos < len(text):
+        m = _STEP.match(text, pos)
+        if m is None:
+            raise JsonPathError(f"json_path {path!r}: cannot read from {text[pos:]!r} ($.a.b, [0], [*], ['k'])")
+        if m["name"] is not None:
+            steps.append(m["name"])
+        elif m["key"] is not None:
+            steps.append(m["key"])
+        else:
+            steps.append("*" if m["index"] == "*" else int(m["index"]))
+        pos = m.end()
+    return steps
+
+
+def select(document: Any, steps: Iterable[str | int]) -> list[Any]:
+    """The nodes of ``document`` that ``steps`` lead to."""
+    nodes = [document]
+    for step in steps:
+        nxt: list[Any] = []
+        for node in nodes:
+            if step == "*":
+                nxt += list(node.values()) if isinstance(node, dict) else list(node) if isinstance(node, list) else []
+            elif isinstance(step, int):
+                if isinstance(node, list) and -len(node) <= step < len(node):
+                    nxt.append(node[step])
+            elif isinstance(node, dict) and step in node:
+                nxt.append(node[step])
+        nodes = nxt
+    return nodes
+
+
+_ABSENT = object()
+
+
+def field_of(record: Any, name: str) -> Any:
+    """A field of a record by dotted path (``meta.date``, ``to[0]``); ``.`` is the record itself."""
+    if name in {".", "$", ""}:
+        return record
+    try:
+        found = select(record, parse_json_path("$." + name if not name.startswith(("$", "[")) else
+                                               ("$" + name if name.startswith("[") else name)))
+    except JsonPathError:
+        found = [record[name]] if isinstance(record, dict) and name in record else []
+    return found[0] if found else _ABSENT
+
+
+def _record_meets(record: Any, predicates: Mapping[str, Any]) -> bool:
+    from mcptrials.scoring.matchers import _MISSING
+
+    for name, matcher in predicates.items():
+        value = field_of(record, name)
+        if not matches(_MISSING if value is _ABSENT else value, matcher):
+            return False
+    return True
+
+
+def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any] | None, str]:
+    """The records a JSON or SQLite checkpoint reads, or None and why there are none."""
+    if cp.file_format == "sqlite":
+        result = snapshot.get("queries", {}).get(_query_key(cp.path, cp.query or ""))
+        if result is None:
+            return None, "the query was not captured with this episode (re-run it to grade this checkpoint)"
+        if "error" in result:
+            return None, f"the query failed: {result['error']}"
+        return [dict(zip(result["columns"], row, strict=False)) for row in result["rows"]], ""
+    text = snapshot["files"][cp.path].get("text")
+    if text is None:
+        return None, "the file is too large or not text"
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at line {exc.lineno})"
+    return select(document, parse_json_path(cp.json_path or "$")), ""
+
+
+def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: bool) -> bool:
+    if len(actual) != len(expected):
+        return False
+    if ordered:
+        return all(values_equal(a, e, insensitive=True) for a, e in zip(actual, expected, strict=True))
+    remaining = list(actual)
+    for row in expected:
+        hit = next((i for i, a in enumerate(remaining) if values_equal(a, row, insensitive=True)), None)
+        if hit is None:
+            return False
+        remaining.pop(hit)
+    return True
+
+
+def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointResult:
+    """The verdict on one state checkpoint from an episode's sandbox snapshot."""
+
+    def verdict(passed: bool, detail: str) -> CheckpointResult:
+        return CheckpointResult(id=cp.id, passed=passed, failure=None if passed else "wrong_state", detail=detail)
+
+    if not snapshot:
+        return verdict(False, "no sandbox snapshot was stored with this episode")
+    present = cp.path in snapshot.get("files", {})
+    if not cp.exists:
+        return verdict(not present, f"{cp.path} is absent" if not present else f"{cp.path} exists and must not")
+    if not present:
+        return verdict(False, f"{cp.path} does not exist")
+    fmt = cp.file_format
+    if fmt == "text":
+        text = snapshot["files"][cp.path].get("text")
+        if text is None:
+            return verdict(False, f"{cp.path} is too large or not text")
+        missing = [str(v) for v in cp.contains if not (
+            normalise_text(str(v), fold=cp.case == "insensitive") in normalise_text(text, fold=cp.case == "insensitive")
+            or states(text, v, fold=cp.case == "insensitive"))]
+        if cp.mode == "any" and cp.contains and len(missing) < len(cp.contains):
+            missing = []
+        wrong = [v.detail for v in check_facts(text, cp.facts) if not v.stated]
+        claimed = absent_violations(text, cp.absent)
+        problems = ([f"missing {missing}"] if missing else []) + wrong + ([f"states {claimed}"] if claimed else [])
+        return verdict(not problems, "; ".join(problems) or f"{cp.path} holds what it must")
+    if fmt == "sqlite" and cp.rows is not None:
+        result = snapshot.get("queries", {}).get(_query_key(cp.path, cp.query or ""))
+        if result is None or "error" in result:
+            why = "the query was not captured" if result is None else f"the query failed: {result['error']}"
+            return verdict(False, why)
+        ok = _rows_equal(result["rows"], cp.rows, cp.ordered)
+        return verdict(ok, "the query returns the expected rows" if ok else
+                       f"the query returns {json.dumps(result['rows'][:5], default=str)[:300]}")
+    records, why = _records(cp, snapshot)
+    if records is None:
+        return verdict(False, f"{cp.path}: {why}")
+    kept = [r for r in records if _record_meets(r, cp.where)]
+    meeting = [r for r in kept if _record_meets(r, cp.match)]
+    if cp.count is not None:
+        ok = len(meeting) == cp.count
+        return verdict(ok, f"{len(meeting)} record(s) of {cp.path} meet it, {cp.count} required")
+    if meeting:
+        return verdict(True, f"{len(meeting)} record(s) of {cp.path} meet it")
+    if not kept:
+        return verdict(False, f"no record of {cp.path} meets where={sorted(cp.where)}" if cp.where
+                       else f"{cp.path} selects no record")
+    return verdict(False, f"{len(kept)} record(s) of {cp.path} selected, none meets {sorted(cp.match)}")

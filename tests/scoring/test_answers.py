@@ -1,0 +1,120 @@
+"""Normalised values in text: numbers, dates, times, label-bound facts and claims that must be absent."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcptrials.model import Fact
+from mcptrials.scoring.answers import absent_violations, check_facts, states
+
+
+@pytest.mark.parametrize(("text", "expected", "found"), [
+    ("Total: 1,486,500 EUR", 1486500, True),
+    ("Total: 1486500", 1486500, True),
+    ("Total: 1 486 500 €", 1486500, True),
+    ("about 1.49 million euros", 1486500, True),
+    ("about 1.5 million euros", 1486500, True),
+    ("about 1.4 million euros", 1486500, False),
+    ("3.150,00 GBP", 3150, False),          # a European thousands dot is not read (ambiguous with decimals)
+    ("3,150.00 GBP", 3150, True),
+    ("3150.0 GBP", 3150, True),
+    ("roughly 42.16 km", 42.1648, True),
+    ("roughly 42.2 km", 42.1648, True),
+    ("roughly 42 km", 42.1648, False),       # a whole number does not state 42.16
+    ("roughly 42.17 km", 42.1648, False),    # wrong rounding
+    ("a ratio of 1,5", 1.5, True),           # decimal comma
+    ("3,500 units", 3500, True),             # a comma before three digits groups thousands
+    ("EPS $4.36", 4.36, True),
+    ("EPS $4.36", "4.36", True),             # a numeric string is compared as a number
+    ("EPS 4.360", 4.36, True),               # trailing zeros
+    ("EPS 14.36", 4.36, False),              # no match inside a longer number
+    ("-3.5 °C", -3.5, True),
+    ("2026-04-13", 4, False),                # parts of a date are not numbers of their own sign
+])
+def test_numbers(text: str, expected: float, found: bool) -> None:
+    assert states(text, expected) is found
+
+
+def test_number_tolerance() -> None:
+    assert states("about 42 km", 42.1648, tol=0.5)
+    assert not states("about 41 km", 42.1648, tol=0.5)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("on 2026-04-13", True),
+    ("on 13 April 2026", True),
+    ("on Monday, April 13", True),
+    ("on Apr 13th, 2026", True),
+    ("on 13/04/2026", True),
+    ("on 04/13/2026", True),
+    ("on 13 April 2025", False),
+    ("on 14 April 2026", False),
+    ("on 2026-04-14", False),
+])
+def test_dates(text: str, found: bool) -> None:
+    assert states(text, "2026-04-13") is found
+
+
+@pytest.mark.parametrize(("text", "expected", "found"), [
+    ("leaves at 09:00", "09:00", True),
+    ("leaves at 9:00", "09:00", True),
+    ("leaves at 9am", "09:00", True),
+    ("leaves at 9 a.m.", "09:00", True),
+    ("leaves at 9pm", "09:00", False),
+    ("arrives 9:30 pm", "21:30", True),
+    ("arrives 21:30", "21:30", True),
+    ("arrives 21:35", "21:30", False),
+    ("2026-04-13 at 07:05", "2026-04-13T07:05:00+08:00", True),
+    ("2026-04-13 at 07:15", "2026-04-13T07:05:00+08:00", False),
+])
+def test_times(text: str, expected: str, found: bool) -> None:
+    assert states(text, expected) is found
+
+
+def test_text_values_are_case_accent_and_word_bound() -> None:
+    assert states("Booked with Tokai PARTNERS", "tokai partners")
+    assert states("Café Zürich", "cafe zurich")
+    assert states("invoice INV-2291 is overdue", "inv-2291")
+    assert not states("invoice INV-22910", "INV-2291")
+    assert not states("Grace Okafor's team", "race")
+
+
+MODELS = [Fact(label="model A", value=12), Fact(label="model B", value=40)]
+
+
+@pytest.mark.parametrize(("text", "both"), [
+    ("model A: 12, model B: 40", True),
+    ("12 for model A, 40 for model B", True),
+    ("Model A scored 12 and model B scored 40.", True),
+    ("| model A | 12 |\n| model B | 40 |", True),
+    ("model A and model B scored 12 and 40 respectively", True),
+    ("Model A, with 12, trails model B (40).", True),
+    ("model A: 40, model B: 12", False),
+    ("40 for model A, 12 for model B", False),
+    ("Model A scored 40 and model B scored 12.", False),
+    ("model A and model B scored 40 and 12 respectively", False),
+    ("model A: 12", False),
+])
+def test_facts_bind_values_to_labels(text: str, both: bool) -> None:
+    assert all(v.stated for v in check_facts(text, MODELS)) is both
+
+
+def test_fact_labels_and_values_take_alternatives() -> None:
+    eps = [Fact(label=["actual", "reported"], value=4.36), Fact(label=["expected", "estimate"], value=[4.15, "4.15"])]
+    assert all(v.stated for v in check_facts("It reported EPS of $4.36, above the $4.15 analysts expected.", eps))
+    assert not all(v.stated for v in check_facts("It reported EPS of $4.15, above the $4.36 analysts expected.", eps))
+    verdicts = check_facts("EPS was 4.36.", eps)
+    assert [v.stated for v in verdicts] == [False, False]
+    assert "not mentioned" in verdicts[1].detail
+
+
+def test_facts_on_dates_as_labels() -> None:
+    forecast = [Fact(label="2026-04-14", value="rain"), Fact(label="2026-04-15", value="sunny")]
+    assert all(v.stated for v in check_facts("Tue 14 April: rain. Wed 15 April: sunny.", forecast))
+    assert not all(v.stated for v in check_facts("Tue 14 April: sunny. Wed 15 April: rain.", forecast))
+
+
+def test_absent() -> None:
+    assert absent_violations("Take the G1 at 07:00", ["G7", "09:00"]) == []
+    assert absent_violations("Take the G7 at 09:00", ["G7", "09:00"]) == ["G7", "09:00"]
+    assert absent_violations("a total of 1,240,000 EUR", [1240000]) == [1240000]
