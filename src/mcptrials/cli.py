@@ -294,8 +294,9 @@ def report(
     db: DbOpt = DEFAULT_DB,
     fmt: FormatOpt = "table",
     k: Annotated[int | None, typer.Option("--k", min=1, help="k of pass^k (default: attempts).")] = None,
+    lineages: LineagesOpt = None,
 ) -> None:
-    """Summarise stored results: pass^k with 95% intervals, breakdowns, per-episode rows."""
+    """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
     from mcptrials.report.render import print_tables, render_csv, render_json
     from mcptrials.report.summary import report_from_store
     from mcptrials.store.db import Store
@@ -304,7 +305,12 @@ def report(
         if fmt not in {"table", "json", "csv"}:
             raise UsageError(f"unknown format {fmt!r} (table, json, csv)")
         _require_db(db)
-        data = report_from_store(Store(db), k)
+        found = None
+        if lineages is not None:
+            from mcptrials.evolve.versions import Lineages
+
+            found = Lineages(lineages)
+        data = report_from_store(Store(db), k, lineages=found)
     if fmt == "json":
         sys.stdout.write(render_json(data) + "\n")
     elif fmt == "csv":

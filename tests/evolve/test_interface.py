@@ -137,32 +137,55 @@ async def test_add_tool_composed_of_steps(toy_server: Any) -> None:
         assert "missing required parameter(s) name" in await error(client, "greet_and_count", {})
 
 
-async def test_add_optional_param_is_validated_then_dropped_or_mapped(toy_server: Any) -> None:
-    locale = {"op": "add_param", "operator": "O5", "tool": "greet", "param": "locale",
-              "schema": {"type": "string", "enum": ["en", "fr"]}, "default": "en",
-              "description": "Language of the greeting."}
+async def test_added_param_forwards_its_value_with_behaviour(toy_server: Any) -> None:
     style = {"op": "add_param", "operator": "O5", "tool": "greet", "param": "style",
-             "schema": {"type": "string", "enum": ["formal", "casual"]},
+             "schema": {"type": "string", "enum": ["formal", "casual"]}, "description": "Tone of the greeting.",
              "forward_to": "greeting", "value_map": {"formal": "Good day", "casual": "Hi"}}
-    async with evolved(toy_server, locale, style) as client:
+    shout = {"op": "add_param", "operator": "O5", "tool": "echo", "param": "loud", "schema": {"type": "boolean"},
+             "forward_to": "upper", "value_map": {"true": True, "false": False}}
+    async with evolved(toy_server, style, shout) as client:
         schema = (await tools_of(client))["greet"].input_schema
-        assert schema["properties"]["locale"] == {"type": "string", "enum": ["en", "fr"], "default": "en",
-                                                  "description": "Language of the greeting."}
+        assert schema["properties"]["style"] == {"type": "string", "enum": ["formal", "casual"],
+                                                 "description": "Tone of the greeting."}
         assert schema["required"] == ["name"]
-        assert await ok(client, "greet", {"name": "Bo", "locale": "fr"}) == "Hello, Bo!"
+        assert await ok(client, "greet", {"name": "Bo"}) == "Hello, Bo!"
         assert await ok(client, "greet", {"name": "Bo", "style": "casual"}) == "Hi, Bo!"
-        assert await ok(client, "greet", {"name": "Bo", "style": "casual", "greeting": "Yo"}) == "Yo, Bo!"
-        message = await error(client, "greet", {"name": "Bo", "locale": "de"})
-        assert message == "Invalid arguments for tool 'greet': parameter 'locale': 'de' is not one of ['en', 'fr']"
+        assert await ok(client, "greet", {"name": "Bo", "style": "formal", "greeting": "Good day"}) == "Good day, Bo!"
+        assert await ok(client, "greet", {"name": "Bo", "greeting": "Yo"}) == "Yo, Bo!"
+        clash = await error(client, "greet", {"name": "Bo", "style": "casual", "greeting": "Yo"})
+        assert "'style' and 'greeting' disagree" in clash
+        message = await error(client, "greet", {"name": "Bo", "style": "rude"})
+        assert message == ("Invalid arguments for tool 'greet': parameter 'style': 'rude' is not one of "
+                           "['formal', 'casual']")
+        assert await ok(client, "echo", {"text": "hey", "loud": True}) == "HEY"
+        assert await ok(client, "echo", {"text": "hey", "loud": False}) == "hey"
+
+
+@pytest.mark.parametrize("extra", [{}, {"value_map": {"en": "Hello"}}])
+def test_added_param_without_behaviour_is_rejected_by_the_plan_loader(extra: dict[str, Any]) -> None:
+    op = {"op": "add_param", "operator": "O5", "tool": "greet", "param": "locale",
+          "schema": {"type": "string", "enum": ["en", "fr"]}, "default": "en", **extra}
+    with pytest.raises(PlanError, match=r"operations\[0\].*add_param 'locale' on 'greet' has no behaviour: "
+                                        r"give 'forward_to'"):
+        parse_plan({"version": "v1", "operations": [op]})
+
+
+def test_added_param_forwarding_to_a_missing_parameter_is_rejected() -> None:
+    op = {"op": "add_param", "operator": "O5", "tool": "greet", "param": "tone",
+          "schema": {"type": "string"}, "forward_to": "mood"}
+    tools = [{"name": "greet", "description": "Greet.", "inputSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}, "greeting": {"type": "string"}}}}]
+    with pytest.raises(PlanError, match="has no parameter 'mood'"):
+        build_interface(tools, [parse_plan({"version": "v1", "operations": [op]})])
 
 
 async def test_add_required_param(toy_server: Any) -> None:
-    op = {"op": "add_param", "operator": "O8", "tool": "add", "param": "reason",
-          "schema": {"type": "string", "minLength": 1}, "required": True, "default": "sum"}
+    op = {"op": "add_param", "operator": "O8", "tool": "add", "param": "addend",
+          "schema": {"type": "integer"}, "required": True, "default": 0, "forward_to": "b"}
     async with evolved(toy_server, op) as client:
-        assert (await tools_of(client))["add"].input_schema["required"] == ["a", "reason"]
-        assert "missing required parameter(s) reason" in await error(client, "add", {"a": 1})
-        assert await ok(client, "add", {"a": 1, "b": 1, "reason": "test"}) == "2"
+        assert (await tools_of(client))["add"].input_schema["required"] == ["a", "addend"]
+        assert "missing required parameter(s) addend" in await error(client, "add", {"a": 1})
+        assert await ok(client, "add", {"a": 1, "addend": 2}) == "3"
 
 
 async def test_remove_param_fills_it_and_rejects_or_ignores_stale_use(toy_server: Any) -> None:

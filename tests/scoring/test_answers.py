@@ -118,3 +118,9 @@ def test_absent() -> None:
     assert absent_violations("Take the G1 at 07:00", ["G7", "09:00"]) == []
     assert absent_violations("Take the G7 at 09:00", ["G7", "09:00"]) == ["G7", "09:00"]
     assert absent_violations("a total of 1,240,000 EUR", [1240000]) == [1240000]
+
+
+@pytest.mark.parametrize("expected", ["31:20", "2026-13-45", "2026-02-30T25:00", "99:99"])
+def test_values_that_only_look_like_dates_or_times_are_text(expected: str) -> None:
+    assert states(f"lap time {expected} here", expected)
+    assert not states("nothing like it", expected)

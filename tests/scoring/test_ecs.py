@@ -15,6 +15,7 @@ from mcptrials.scoring.ecs import (
     ecs,
     ecs_lower_bound,
     ecs_report,
+    missing_versions,
     operator_impact,
     operators_between,
     relative_change,
@@ -22,6 +23,7 @@ from mcptrials.scoring.ecs import (
     task_stability,
     task_version_table,
     version_matrix,
+    version_task_score,
 )
 
 
@@ -122,3 +124,32 @@ def test_operators_between_collects_every_round_of_a_jump() -> None:
     impact = operator_impact(table, ["v0", "v3", "v5"], between)
     assert impact["O2"].total == pytest.approx(-1.0)
     assert impact["O5"].total == pytest.approx(0.0)
+
+
+def test_outright_failure_scores_zero_whatever_the_checkpoint_fraction() -> None:
+    assert version_task_score(0.75) == 0.75
+    assert version_task_score(1.0, ["minefield"]) == 0.0
+    assert version_task_score(0.5, ["wrong_arguments", "order_violation"]) == 0.0
+    assert version_task_score(0.5, ["missing_effect"]) == 0.5
+    episodes = [episode("e1", "t", "v0"), episode("e2", "t", "v3"), episode("e3", "t", "v3")]
+    scores = [
+        Score(episode_id="e1", scorer="effects", scorer_version="1", passed=True, value=1.0),
+        # every checkpoint met, but a minefield was stepped on: an outright failure
+        Score(episode_id="e2", scorer="effects", scorer_version="1", passed=False, value=1.0,
+              failure_codes=["minefield"]),
+        Score(episode_id="e3", scorer="effects", scorer_version="1", passed=False, value=0.5,
+              failure_codes=["missing_effect"]),
+    ]
+    table = task_version_table(collect_scores(episodes, scores, scorer="effects"))
+    assert table == {"t": {"v0": 1.0, "v3": 0.25}}  # (0 + 0.5) / 2, not (1.0 + 0.5) / 2
+    # by hand: mean 0.625, sample sd |1 - 0.25| / sqrt(2) = 0.5303
+    assert ecs(version_matrix(table, ["v0", "v3"])) == pytest.approx(0.625 - 0.75 / math.sqrt(2))
+
+
+def test_tasks_missing_a_version_are_listed() -> None:
+    table = {"a": {"v0": 1.0, "v3": 0.5, "v5": 0.5}, "b": {"v0": 1.0, "v5": 1.0}}
+    versions = ["v0", "v3", "v5"]
+    assert missing_versions(table, versions) == {"b": ["v3"]}
+    # a task with no score anywhere (every attempt an infra error) is listed with every version
+    assert missing_versions(table, versions, ["a", "b", "c"]) == {"b": ["v3"], "c": ["v0", "v3", "v5"]}
+    assert version_matrix(table, versions, missing="skip") == {"a": [1.0, 0.5, 0.5]}

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcptrials.model import ServerSpec
+from mcptrials.model import INFRA_ERROR_KINDS, ServerSpec
 from mcptrials.servers.toolbox import Limits, open_toolbox
 
 
@@ -58,11 +58,29 @@ async def test_server_crash_mid_call(faulty_spec, tmp_path: Path) -> None:
         assert later.error_kind == "server_unavailable"
 
 
-async def test_hanging_call_times_out(faulty_spec, tmp_path: Path) -> None:
+@pytest.mark.parametrize("tool", ["faulty__hang", "faulty__slow"])
+async def test_slow_call_on_a_live_server_is_a_tool_error_the_agent_sees(faulty_spec, tmp_path: Path,
+                                                                         tool: str) -> None:
     async with open_toolbox([faulty_spec], tmp_path, limits=Limits(call_timeout=1.0)) as box:
         t0 = time.perf_counter()
-        _, _, out = await box.call("faulty__hang", {})
-        assert out.error_kind == "timeout" and time.perf_counter() - t0 < 5
+        _, _, out = await box.call(tool, {"seconds": 30})
+        assert time.perf_counter() - t0 < 5
+        assert (out.is_error, out.error_kind) == (True, "tool_error")
+        assert out.error_kind not in INFRA_ERROR_KINDS
+        assert "timed out after 1 s" in out.content
+        _, _, after = await box.call("faulty__echo", {"text": "still here"})
+        assert (after.is_error, after.content) == (False, "still here")
+
+
+async def test_timeout_on_a_stuck_server_is_infra(faulty_spec, tmp_path: Path) -> None:
+    async with open_toolbox([faulty_spec], tmp_path, limits=Limits(call_timeout=1.0)) as box:
+        t0 = time.perf_counter()
+        _, _, out = await box.call("faulty__freeze", {"seconds": 8})
+        assert time.perf_counter() - t0 < 10
+        assert (out.is_error, out.error_kind) == (True, "timeout")
+        assert out.error_kind in INFRA_ERROR_KINDS and "timed out after 1 s" in out.content
+        _, _, later = await box.call("faulty__echo", {"text": "x"})
+        assert later.error_kind == "server_unavailable"
 
 
 async def test_huge_result_is_capped_and_size_recorded(faulty_spec, tmp_path: Path) -> None:
@@ -139,3 +157,33 @@ async def test_concurrent_episodes_do_not_share_state(example_specs, tmp_path: P
             tg.start_soon(episode, i)
     assert all(results[i] == "x.md" for i in range(3)), results
     assert {(tmp_path / f"ep{i}" / "x.md").read_text() for i in range(3)} == {f"episode {i}" for i in range(3)}
+
+
+@pytest.fixture
+def http_faulty_server():
+    port = _free_port()
+    script = Path(__file__).parents[1] / "support" / "faulty_server.py"
+    proc = subprocess.Popen([sys.executable, str(script), "--http", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+async def test_http_500_on_a_tool_call_is_infra(http_faulty_server: str, tmp_path: Path) -> None:
+    spec = ServerSpec(name="faulty", transport="http", url=http_faulty_server)
+    async with open_toolbox([spec], tmp_path, limits=Limits(call_timeout=10)) as box:
+        assert not box.failures
+        _, _, fine = await box.call("faulty__echo", {"text": "over http"})
+        assert (fine.is_error, fine.content) == (False, "over http")
+        _, _, tool_failure = await box.call("faulty__fail", {"reason": "agent's fault"})
+        assert tool_failure.error_kind == "tool_error"
+        _, _, out = await box.call("faulty__http_500", {})
+        assert out.is_error and out.error_kind in INFRA_ERROR_KINDS
+        assert out.error_kind == "server_crash" and "HTTP 500" in out.content

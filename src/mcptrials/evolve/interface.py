@@ -417,8 +417,9 @@ def _add_param(tools: dict[str, VirtualTool], op: AddParam) -> dict[str, Virtual
     base = _get(tools, op.tool)
     if op.param in base.properties:
         raise PlanError(f"tool {op.tool!r} already has a parameter {op.param!r}")
-    if op.forward_to is not None:
-        base.param(op.forward_to)
+    if op.forward_to is None:  # the plan model refuses this; kept for operations built in code
+        raise PlanError(f"add_param {op.param!r} on {op.tool!r} has no behaviour (no forward_to)")
+    base.param(op.forward_to)
     tool = base.evolved()
     schema = copy.deepcopy(op.param_schema)
     if op.description is not None:
@@ -431,7 +432,7 @@ def _add_param(tools: dict[str, VirtualTool], op: AddParam) -> dict[str, Virtual
     tool.retired.discard(op.param)
     check = {k: v for k, v in op.param_schema.items() if k not in ("description", "title", "default")}
     param, required, given_default, default = op.param, op.required, op.given("default"), op.default
-    target, value_map = op.forward_to, dict(op.value_map)
+    target = op.forward_to
 
     def transform(args: dict[str, Any]) -> dict[str, Any]:
         if required:
@@ -440,8 +441,15 @@ def _add_param(tools: dict[str, VirtualTool], op: AddParam) -> dict[str, Virtual
             _check_value(param, args[param], check)
         present = param in args
         value = args.pop(param, default)
-        if target is not None and (present or given_default) and target not in args:
-            args[target] = value_map.get(value, value) if isinstance(value, str) else value
+        if not (present or given_default):
+            return args
+        forwarded = op.forwarded(value)
+        if target in args:
+            if present and args[target] != forwarded:
+                raise ArgumentError(f"'{param}' and '{target}' disagree ({json.dumps(value)} means "
+                                    f"{target}={json.dumps(forwarded)}); give one of them")
+            return args
+        args[target] = forwarded
         return args
 
     tool.handler = _mapped(base.handler, transform)

@@ -17,6 +17,7 @@ spec for a version, with absolute paths, when it is needed.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -45,15 +46,8 @@ VERB_SWAPS = {
 }
 """Leading verbs a replacement tool swaps, so renamed tools read naturally."""
 
-EXTRA_PARAMS: list[tuple[str, dict[str, Any], Any, str]] = [
-    ("request_note", {"type": "string", "maxLength": 200}, None,
-     "Optional free-text note about why this call is made, kept for tracing; it does not change the result."),
-    ("max_wait_seconds", {"type": "integer", "minimum": 1, "maximum": 600}, 30,
-     "Longest time in seconds the caller is willing to wait for an answer."),
-    ("verbose", {"type": "boolean"}, False,
-     "Ask for a fuller answer; the current version gives the same answer either way."),
-]
-"""Optional parameters a round may add: harmless to forward-drop, described honestly."""
+PARAM_SYNONYMS = ("setting", "choice", "value")
+"""Suffixes for a new parameter that carries an existing one's value under another name."""
 
 
 class VersionManifest(BaseModel):
@@ -147,20 +141,28 @@ def _alias(tool: VirtualTool, tools: dict[str, VirtualTool], operator: str) -> d
             "fixed_args": {param: value}}
 
 
-def _new_param(tool: VirtualTool) -> tuple[str, dict[str, Any], Any, str] | None:
-    return next((p for p in EXTRA_PARAMS if p[0] not in tool.properties), None)
-
-
 def _add_param_op(tool: VirtualTool, operator: str) -> dict[str, Any] | None:
-    extra = _new_param(tool)
-    if extra is None:
-        return None
-    name, schema, default, about = extra
-    op: dict[str, Any] = {"op": "add_param", "operator": operator, "tool": tool.name, "param": name,
-                          "schema": schema, "description": about}
-    if default is not None:
-        op["default"] = default
-    return op
+    """A new optional parameter that forwards its value to an existing optional one (never a no-op).
+
+    An added parameter must do something: this one is another way to give an existing optional
+    parameter's value, validated against that parameter's schema and forwarded to it upstream.
+    """
+    for target in sorted(_optional(tool)):
+        schema = {k: v for k, v in copy.deepcopy(tool.properties[target]).items()
+                  if k not in ("description", "title", "default")}
+        if not schema:
+            continue
+        name = next((f"{target}_{suffix}" for suffix in PARAM_SYNONYMS
+                     if f"{target}_{suffix}" not in tool.properties), None)
+        if name is None:
+            continue
+        about = tool.properties[target].get("description", "").strip().rstrip(".")
+        text = f"Another way to give {target}: its value is passed on as {target}."
+        if about:
+            text = f"{text} ({about}.)"
+        return {"op": "add_param", "operator": operator, "tool": tool.name, "param": name, "schema": schema,
+                "description": text, "forward_to": target}
+    return None
 
 
 # --------------------------------------------------------------------------- one generator per operator
@@ -249,7 +251,8 @@ def _o8(tool: VirtualTool, tools: dict[str, VirtualTool], rng: random.Random) ->
     op = _add_param_op(tool, "O8")
     if op is None:
         return None
-    text = f"{tool.description.rstrip()} It also accepts an optional {op['param']} argument.".strip()
+    text = (f"{tool.description.rstrip()} It also accepts an optional {op['param']} argument, passed on as "
+            f"{op['forward_to']}.").strip()
     describe = {"op": "describe_tool", "operator": "O8", "tool": tool.name, "description": text}
     return Round("O8", tool.name, [op, describe], f"{tool.name} reshaped around new parameter {op['param']}")
 

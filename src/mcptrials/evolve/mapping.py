@@ -59,6 +59,8 @@ class CallTarget(BaseModel):
     fixed_args: dict[str, Any] = Field(default_factory=dict)
     fill_args: dict[str, Any] = Field(default_factory=dict)
     coerce: dict[str, str] = Field(default_factory=dict)
+    implied_args: dict[str, Any] = Field(default_factory=dict)
+    """Old arguments the target tool fixes itself (an alias's fixed values): a call cannot set them."""
 
     def current(self, old_arg: str) -> str:
         """The name an old argument has now."""
@@ -157,8 +159,13 @@ def _step(targets: list[CallTarget], op: Operation) -> list[CallTarget]:
             out += [t, merged] if op.keep_originals else [merged]
         return out
     elif isinstance(op, AddTool):
-        if op.alias_of is not None and not op.fixed_args and op.input_schema is None:
+        if op.alias_of is not None and op.input_schema is None:
             aliases = [t.model_copy(update={"tool": op.name}, deep=True) for t in _on(targets, op.alias_of)]
+            for alias in aliases:
+                for param, value in op.fixed_args.items():
+                    old = next((k for k, v in alias.arg_renames.items() if v == param), param)
+                    alias.implied_args[old] = copy.deepcopy(value)
+                    alias.drop(param)
             return targets + aliases
     elif isinstance(op, RenameParam):
         for t in _on(targets, op.tool):

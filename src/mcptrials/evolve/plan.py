@@ -15,12 +15,17 @@ oldest first, each plan acting on the interface the previous ones produced. Exam
         tool: convert_time
         migrate_to: {tool: get_current_time, selector: mode, value: convert}
 
+Every operation must change something an agent can observe: in particular an ``add_param``
+must say where its value goes (``forward_to`` an existing parameter, through ``value_map`` when
+the vocabularies differ); the loader rejects one that would be validated and then dropped.
+
 The plan is only data; ``interface.py`` turns a chain into a served interface, and
 ``mapping.py`` rewrites old calls and tool names into the new interface.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -161,7 +166,14 @@ class MergeTools(_Operation):
 
 
 class AddParam(_Operation):
-    """A new parameter; the proxy validates it, then drops it or maps it onto an existing one."""
+    """A new parameter with behaviour: its value is forwarded to an existing parameter of the tool.
+
+    ``forward_to`` names the parameter of the tool (as it is at this point of the chain) that
+    receives the value, translated through ``value_map`` when the new parameter speaks another
+    vocabulary (keys are the new values as text: ``"true"``, ``"3"``, ``"fast"``). A parameter
+    that would be validated and then dropped changes nothing an agent can observe, so a plan
+    cannot add one.
+    """
 
     op: Literal["add_param"] = "add_param"
     tool: str
@@ -174,11 +186,26 @@ class AddParam(_Operation):
     value_map: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
+    def _has_behaviour(self) -> AddParam:
+        if self.forward_to is None:
+            raise ValueError(
+                f"add_param {self.param!r} on {self.tool!r} has no behaviour: give 'forward_to' (the existing "
+                "parameter of the tool that receives its value, with 'value_map' when the values differ), or do "
+                "not add it; a parameter the proxy validates and then drops does nothing")
+        if self.forward_to == self.param:
+            raise ValueError(f"add_param {self.param!r} cannot forward to itself")
+        return self
+
+    @model_validator(mode="after")
     def _required_needs_default(self) -> AddParam:
         if self.required and not self.given("default"):
             raise ValueError("a required new parameter needs a 'default': the value that stands in for it "
                              "when old calls are rewritten")
         return self
+
+    def forwarded(self, value: Any) -> Any:
+        """The value the ``forward_to`` parameter receives for ``value`` of the new parameter."""
+        return self.value_map.get(value if isinstance(value, str) else json.dumps(value), value)
 
 
 class RemoveParam(_Operation):
@@ -270,6 +297,31 @@ class EvolutionPlan(_Model):
         return list(dict.fromkeys(op.operator for op in self.operations))
 
 
+def operation_tools(op: Operation) -> set[str]:
+    """The existing tools an operation acts on or builds from (by their names at that point)."""
+    names: set[str] = set()
+    if isinstance(op, AddTool):
+        names.update(n for n in [op.alias_of, *(step.tool for step in op.steps)] if n)
+    elif isinstance(op, MergeTools):
+        names.update(op.tools)
+    else:
+        names.add(op.tool)
+        if isinstance(op, RemoveTool) and op.migrate_to is not None:
+            names.add(op.migrate_to.tool)
+    return names
+
+
+def created_tools(op: Operation) -> set[str]:
+    """The tools through which the behaviour an operation touched is reached afterwards."""
+    if isinstance(op, AddTool):
+        return {op.name}
+    if isinstance(op, RenameTool | MergeTools):
+        return {op.new_name}
+    if isinstance(op, RemoveTool) and op.migrate_to is not None:
+        return {op.migrate_to.tool}
+    return set()
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -356,6 +408,25 @@ class PlanChain:
     def operators_applied(self) -> dict[str, list[str]]:
         """For each version, the operators its plan applied (for operator-impact scoring)."""
         return {p.version: p.operators for p in self.plans}
+
+    def operators_touching(self, tools: Iterable[str]) -> dict[str, list[str]]:
+        """For each version, the operators its plan applied to ``tools`` (original plain names).
+
+        The tools are followed through the chain: a tool renamed, merged into another, migrated
+        into a survivor or copied by an alias is followed under its new name too, so a later
+        round acting on the new tool is counted. Versions whose plan touched none are left out.
+        """
+        current = set(tools)
+        out: dict[str, list[str]] = {}
+        for plan in self.plans:
+            hit: list[str] = []
+            for op in plan.operations:
+                if operation_tools(op) & current:
+                    hit.append(op.operator)
+                    current |= created_tools(op)
+            if hit:
+                out[plan.version] = list(dict.fromkeys(hit))
+        return out
 
     def operations(self) -> Iterable[tuple[EvolutionPlan, int, Operation]]:
         """Every operation with its plan and index, in application order."""

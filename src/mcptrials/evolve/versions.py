@@ -117,6 +117,18 @@ def _for_target(target: CallTarget, must_include: dict[str, Any], must_match: di
     return target.tool, include, match
 
 
+def _implied_meet(target: CallTarget, member: EffectMember | Minefield) -> bool:
+    """Whether the values an alias fixes itself meet the member's predicates on those arguments."""
+    from mcptrials.scoring.matchers import matches, values_equal
+
+    for key, value in target.implied_args.items():
+        if key in member.must_include and not values_equal(value, member.must_include[key]):
+            return False
+        if key in member.must_match and not matches(value, member.must_match[key]):
+            return False
+    return True
+
+
 def _rewrite_effect(cp: ToolEffectCheckpoint, chains: Mapping[str, PlanChain]) -> ToolEffectCheckpoint:
     """The checkpoint on the evolved interface: every tool that now does a member's job is a member.
 
@@ -127,6 +139,8 @@ def _rewrite_effect(cp: ToolEffectCheckpoint, chains: Mapping[str, PlanChain]) -
     members: list[EffectMember] = []
     for member in cp.all_members():
         for target in _targets(chains, member.tool):
+            if not _implied_meet(target, member):
+                continue  # an alias whose fixed values cannot do this effect
             tool, include, match = _for_target(target, member.must_include, member.must_match)
             candidate = EffectMember(tool=tool, must_include=include, must_match=match)
             if candidate not in members:
@@ -141,6 +155,8 @@ def _rewrite_minefield(mine: Minefield, chains: Mapping[str, PlanChain]) -> list
     out: list[Minefield] = []
     for tool in mine.tools:
         for target in _targets(chains, tool):
+            if not _implied_meet(target, mine):
+                continue
             name, include, match = _for_target(target, mine.must_include, mine.must_match)
             candidate = Minefield(tools=[name], must_include=include, must_match=match, description=mine.description)
             if candidate not in out:

@@ -38,13 +38,44 @@ def render_csv(report: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
+def _print_per_version(report: dict[str, Any], console: Console) -> None:
+    rows = report.get("per_version", [])
+    if not rows:
+        return
+    table = Table(title="Results per server version", title_justify="left")
+    for col in ("model", "agent", "version", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "short of k",
+                "infra errors"):
+        table.add_column(col, justify="left" if col in {"model", "agent", "version"} else "right")
+    for r in rows:
+        ci = "-" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}-{100 * r['ci95_high']:.0f}%"
+        table.add_row(r["model"], r["agent"], r["version"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]),
+                      ci, _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]),
+                      str(r["infra_errors"]))
+    console.print(table)
+
+
+def _print_infra(report: dict[str, Any], console: Console) -> None:
+    rows = report.get("infra_unresolved", [])
+    if not rows:
+        return
+    table = Table(title="Infra errors still stored (not results: run the same command again to retry them)",
+                  title_justify="left")
+    for col in ("model", "agent", "task", "version", "infra episodes", "scored attempts"):
+        table.add_column(col, justify="right" if col in {"infra episodes", "scored attempts"} else "left")
+    for r in rows:
+        table.add_row(r["model"], r["agent"], r["task_id"], r["version"], str(r["infra_errors"]),
+                      str(r["scored_attempts"]))
+    console.print(table)
+
+
 def print_tables(report: dict[str, Any], console: Console) -> None:
     """The summary and breakdowns as terminal tables."""
     if not report["summary"]:
         console.print("No episodes stored yet.")
         return
-    table = Table(title="Results per model and agent", title_justify="left")
-    for col in ("model", "agent", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "infra errors"):
+    table = Table(title="Results per model and agent (unit: one task on one server version)", title_justify="left")
+    for col in ("model", "agent", "task x version", "k", "pass^k", "95% CI", "pass@k", "pass@1", "short of k",
+                "infra errors"):
         table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     usage = Table(title="Tool use and cost", title_justify="left")
     for col in ("model", "agent", "valid names", "schema ok", "calls ok", "tokens in", "tokens out", "cost $"):
@@ -52,16 +83,18 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
     for r in report["summary"]:
         ci = "-" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}-{100 * r['ci95_high']:.0f}%"
         table.add_row(r["model"], r["agent"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]), ci,
-                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["infra_errors"]))
+                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]), str(r["infra_errors"]))
         usage.add_row(r["model"], r["agent"], _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
                       _pct(r["execution_success_rate"]), f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
                       f"{r['cost_usd']:.4f}")
     console.print(table)
     console.print(usage)
+    _print_per_version(report, console)
+    _print_infra(report, console)
     dims = sorted({b["dimension"] for b in report["breakdown"]})
     for dim in dims:
         sub = Table(title=f"pass^k by {dim.replace('_', ' ')}", title_justify="left")
-        for col in ("model", "agent", dim, "tasks", "pass^k", "pass@1", "infra"):
+        for col in ("model", "agent", dim, "task x version", "pass^k", "pass@1", "infra"):
             sub.add_column(col)
         for b in (b for b in report["breakdown"] if b["dimension"] == dim):
             sub.add_row(b["model"], b["agent"], b["value"], str(b["n_tasks"]), _pct(b["pass_hat_k"]),
@@ -71,11 +104,20 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         table = Table(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
                             f"{evo['ecs_tasks']} tasks)", title_justify="left")
         table.add_column("version")
-        table.add_column("mean checkpoint score", justify="right")
+        table.add_column("mean task score", justify="right")
         for version in evo["versions"]:
             table.add_row(version, _num(evo["stage_means"].get(version)))
         console.print(table)
-        ops = Table(title="Operator impact", title_justify="left")
+        if evo.get("ecs_basis"):
+            console.print(f"ECS: {evo['ecs_basis']}.")
+        missing = evo.get("tasks_missing_versions", [])
+        if missing:
+            console.print(f"Left out of ECS, {len(missing)} task(s) missing a version: " + ", ".join(
+                f"{m['task_id']} (no {'/'.join(m['missing'])})" for m in missing))
+        basis = "operators that touched the task's tools" if evo.get("blame_basis") == "tools" else \
+            "every operator of the rounds in between (lineages not at hand)"
+        ops = Table(title=f"Operator impact (per consecutive pair of run versions; blame: {basis})",
+                    title_justify="left")
         for col in ("operator", "mean score change", "transitions", "tasks broken"):
             ops.add_column(col, justify="left" if col == "operator" else "right")
         for op in sorted(set(evo["operator_impact"]) | set(evo["tasks_broken_by_operator"]),

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcptrials.model import Episode, Score, Task
 from mcptrials.report.evolution import evolution_summary
-from mcptrials.scoring.stats import mean_over_tasks, wilson_interval
+from mcptrials.scoring.stats import pass_rates, wilson_interval
 from mcptrials.store.db import Store, outcome_of, task_for
+
+if TYPE_CHECKING:
+    from mcptrials.evolve.versions import Lineages
 
 RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate")
 
@@ -41,30 +44,56 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
     }
 
 
-def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dict[str, Any]:
-    """pass^k, pass@k, pass@1 with a Wilson interval over the rows of one group."""
-    per_task: dict[str, list[bool]] = defaultdict(list)
-    infra = 0
+Unit = tuple[str, str]
+"""(task id, server version): the unit pass^k is computed over."""
+
+
+def _units(rows: list[dict[str, Any]]) -> tuple[dict[Unit, list[bool]], Counter[Unit]]:
+    """Scored attempts per (task, version), and infra episodes per (task, version)."""
+    attempts: dict[Unit, list[bool]] = {}
+    infra: Counter[Unit] = Counter()
     for row in rows:
+        unit = (row["task_id"], row["version"])
+        attempts.setdefault(unit, [])
         if row["outcome"] == "infra_error":
-            infra += 1
-            continue
-        per_task[row["task_id"]].append(row["outcome"] == "passed")
-    attempts = max((len(v) for v in per_task.values()), default=0)
-    k = k_override or attempts or 1
-    counts = [(len(v), sum(v)) for v in per_task.values()]
-    scored = [(n, c) for n, c in counts if n >= k]
-    hat = mean_over_tasks(scored, k, "hat")
-    at = mean_over_tasks(scored, k, "at")
-    at1 = mean_over_tasks(counts, 1, "hat")
-    low, high = wilson_interval((hat or 0.0) * len(scored), len(scored))
+            infra[unit] += 1
+        else:
+            attempts[unit].append(row["outcome"] == "passed")
+    return attempts, infra
+
+
+def group_k(rows: list[dict[str, Any]], k_override: int | None = None) -> int:
+    """The k of pass^k for a group: the override, else the most scored attempts of any (task, version)."""
+    attempts, _ = _units(rows)
+    return k_override or max((len(v) for v in attempts.values()), default=0) or 1
+
+
+def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dict[str, Any]:
+    """pass^k, pass@k, pass@1 with a Wilson interval over the (task, version) units of one group.
+
+    Infra episodes are not attempts: a unit left with fewer than k scored attempts is listed in
+    ``short_of_k`` (with its infra count), and every unit with infra episodes in ``infra_by_task``.
+    """
+    attempts, infra = _units(rows)
+    rates = pass_rates(attempts, k_override)
+    n = rates.n_units
+    low, high = wilson_interval((rates.pass_hat_k or 0.0) * n, n)
     usable = [r for r in rows if r["outcome"] != "infra_error"]
-    out = {
-        "n_tasks": len(scored), "k": k,
-        "pass_hat_k": hat, "pass_at_k": at, "pass_at_1": at1,
-        "ci95_low": low if scored else None, "ci95_high": high if scored else None,
-        "episodes": len(rows), "infra_errors": infra,
-        "tasks_short_of_k": len(counts) - len(scored),
+    short = set(rates.short_of_k)
+
+    def unit_row(unit: Unit) -> dict[str, Any]:
+        return {"task_id": unit[0], "version": unit[1], "scored_attempts": len(attempts[unit]),
+                "infra_errors": infra[unit]}
+
+    out: dict[str, Any] = {
+        "n_tasks": n, "n_task_ids": len({unit[0] for unit in attempts if unit not in short}),
+        "unit": "task x version", "k": rates.k,
+        "pass_hat_k": rates.pass_hat_k, "pass_at_k": rates.pass_at_k, "pass_at_1": rates.pass_at_1,
+        "ci95_low": low if n else None, "ci95_high": high if n else None,
+        "episodes": len(rows), "infra_errors": sum(infra.values()),
+        "tasks_short_of_k": len(short),
+        "short_of_k": [unit_row(u) for u in sorted(short)],
+        "infra_by_task": [unit_row(u) for u in sorted(infra)],
         "prompt_tokens": sum(r["prompt_tokens"] for r in rows),
         "completion_tokens": sum(r["completion_tokens"] for r in rows),
         "cost_usd": round(sum(r["cost_usd"] for r in rows), 6),
@@ -75,40 +104,60 @@ def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dic
     return out
 
 
+def _version_key(version: str) -> tuple[int, str]:
+    return (int(version[1:]) if version[1:].isdigit() else 10**6, version)
+
+
 def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, Score]],
-                 tasks: Mapping[tuple[str, str], Task], k: int | None = None) -> dict[str, Any]:
-    """The whole report: summary per model x agent, breakdowns, and one row per episode."""
+                 tasks: Mapping[tuple[str, str], Task], k: int | None = None,
+                 lineages: Lineages | None = None) -> dict[str, Any]:
+    """The whole report: summary per model x agent, per-version tables, breakdowns, infra left, episodes.
+
+    pass^k is computed per (task, version); ``lineages`` (default: the bundled ones) tells the
+    evolution section which operators touched which task.
+    """
     rows = [episode_row(e, scores.get(e.id, {})) for e in episodes]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         groups[(row["model"], row["agent"])].append(row)
-    summary = [{"model": m, "agent": a, **_aggregate(g, k)} for (m, a), g in sorted(groups.items())]
-    breakdown = []
+    summary: list[dict[str, Any]] = []
+    per_version: list[dict[str, Any]] = []
+    unresolved: list[dict[str, Any]] = []
+    breakdown: list[dict[str, Any]] = []
     for (model, agent), group in sorted(groups.items()):
-        for dimension, key in (("category", lambda t: t.category), ("chain_length", lambda t: t.chain_length),
-                               ("version", None)):
+        group_k_value = group_k(group, k)
+        total = _aggregate(group, group_k_value)
+        summary.append({"model": model, "agent": agent, **total})
+        unresolved.extend({"model": model, "agent": agent, **item} for item in total["infra_by_task"])
+        by_version: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in group:
+            by_version[row["version"]].append(row)
+        for version in sorted(by_version, key=_version_key):
+            agg = _aggregate(by_version[version], group_k_value)
+            per_version.append({"model": model, "agent": agent, "version": version,
+                                **{f: agg[f] for f in ("n_tasks", "k", "pass_hat_k", "pass_at_k", "pass_at_1",
+                                                       "ci95_low", "ci95_high", "episodes", "infra_errors",
+                                                       "tasks_short_of_k")}})
+        for dimension, key in (("category", lambda t: t.category), ("chain_length", lambda t: t.chain_length)):
             buckets: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for row in group:
                 task = task_for(tasks, row["task_id"], row["version"])
-                if key is None:
-                    buckets[row["version"]].append(row)
-                elif task is not None:
+                if task is not None:
                     buckets[str(key(task))].append(row)
-            if dimension == "version" and len(buckets) < 2:
-                continue
             for value, bucket in sorted(buckets.items()):
-                agg = _aggregate(bucket, k)
+                agg = _aggregate(bucket, group_k_value)
                 breakdown.append({"model": model, "agent": agent, "dimension": dimension, "value": value,
                                   **{f: agg[f] for f in ("n_tasks", "k", "pass_hat_k", "pass_at_1",
                                                          "infra_errors")}})
     evolution = []
     for (model, agent), group in sorted(groups.items()):
-        found = evolution_summary(group, tasks)
+        found = evolution_summary(group, tasks, lineages)
         if found is not None:
             evolution.append({"model": model, "agent": agent, **found})
-    return {"summary": summary, "breakdown": breakdown, "evolution": evolution, "episodes": rows}
+    return {"summary": summary, "per_version": per_version, "breakdown": breakdown,
+            "infra_unresolved": unresolved, "evolution": evolution, "episodes": rows}
 
 
-def report_from_store(store: Store, k: int | None = None) -> dict[str, Any]:
+def report_from_store(store: Store, k: int | None = None, lineages: Lineages | None = None) -> dict[str, Any]:
     """Build the report from everything in a store."""
-    return build_report(store.episodes(), store.scores(), store.tasks(), k)
+    return build_report(store.episodes(), store.scores(), store.tasks(), k, lineages)

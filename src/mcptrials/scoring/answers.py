@@ -211,6 +211,14 @@ def _bounded(text: str, needle: str) -> Iterable[Mention]:
         yield Mention(m.start(), m.end())
 
 
+def _valid_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def find_value(text: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
     """Where ``expected`` is stated in ``text`` (normalised), as spans; empty when it is not."""
     norm = normalise_text(text, fold=fold)
@@ -224,17 +232,17 @@ def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None,
     if isinstance(expected, int | float):
         return [m for m in number_mentions(norm) if number_matches(m, float(expected), tol)]
     raw = expected.strip()
-    if _ISO_DATE.match(raw):
+    if _ISO_DATE.match(raw) and _valid_date(raw):
         want = date.fromisoformat(raw)
         return [m for m in date_mentions(norm)
                 if (m.month, m.day) == (want.month, want.day) and m.year in (None, want.year)]
     dt = _ISO_DATETIME.match(raw)
-    if dt:
+    if dt and _valid_date(dt.group(1)) and int(dt.group(2)) < 24 and int(dt.group(3)) < 60:
         days = find_in_normalised(norm, dt.group(1))
         times = find_in_normalised(norm, f"{dt.group(2)}:{dt.group(3)}")
         return sorted(days + times, key=lambda m: m.start) if days and times else []
     clock = _CLOCK.match(raw)
-    if clock:
+    if clock and int(clock.group(1)) < 24 and int(clock.group(2)) < 60:
         want_t = time(int(clock.group(1)), int(clock.group(2)))
         return [m for m in time_mentions(norm) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
     if _NUMERIC.match(raw):

@@ -11,6 +11,11 @@ The paper's worked example uses the sample deviation: {0.9, 0.5, 0.9} gives
 mu = 0.767, sigma = 0.231 and ECS = 0.536 ~ 0.54 (the population deviation, 0.189, would give
 0.578). For N = 3 integer scores in [1, 10] the minimum is {1, 1, 10}: 4 - sqrt(27) ~ -1.20.
 
+A task's score on a version is the fraction of its checkpoints met, except that an outright
+failure (a minefield stepped on, the partial order broken) scores 0 whatever else was done.
+Tasks lacking a score on some version cannot enter ECS; ``missing_versions`` lists them so a
+report can say which were left out.
+
 Operator impact (Appendix D.3): the change of a task's score between consecutive versions is
 credited to the operators applied in between, split evenly when there are several; an
 operator's impact is the mean of the shares it received.
@@ -27,6 +32,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mcptrials.model import Episode, Score
+
+OUTRIGHT_FAILURES = frozenset({"minefield", "order_violation"})
+"""Failure codes that fail a task outright: its version score is 0, not its checkpoint fraction."""
+
+
+def version_task_score(checkpoint_fraction: float, failure_codes: Iterable[str] = ()) -> float:
+    """The score one attempt contributes to its task's version score: 0 on an outright failure."""
+    return 0.0 if OUTRIGHT_FAILURES.intersection(failure_codes) else float(checkpoint_fraction)
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,7 @@ def collect_scores(episodes: Iterable[Episode], scores: Iterable[Score], scorer:
                    value_key: str | None = None) -> list[VersionScore]:
     """Join stored scores to their episodes, skipping scores without a value.
 
+    An outright failure (``OUTRIGHT_FAILURES`` among the score's failure codes) counts 0.
     ``scorer`` keeps one scorer's verdicts; ``value_key`` reads ``Score.values[key]`` (e.g. a
     rubric's task-fulfillment dimension) instead of ``Score.value``.
     """
@@ -129,7 +143,7 @@ def collect_scores(episodes: Iterable[Episode], scores: Iterable[Score], scorer:
         value = score.values.get(value_key) if value_key else score.value
         if episode is None or value is None or episode.infra_error is not None:
             continue
-        out.append(VersionScore(episode.task_id, episode.version, float(value)))
+        out.append(VersionScore(episode.task_id, episode.version, version_task_score(value, score.failure_codes)))
     return out
 
 
@@ -155,6 +169,18 @@ def version_matrix(table: Mapping[str, Mapping[str, float]], versions: Sequence[
                 raise ValueError(f"task {task!r} has no score on version(s) {absent}")
             continue
         out[task] = [row[v] for v in versions]
+    return out
+
+
+def missing_versions(table: Mapping[str, Mapping[str, float]], versions: Sequence[str],
+                     tasks: Iterable[str] = ()) -> dict[str, list[str]]:
+    """Tasks (of ``table`` and of ``tasks``) lacking a score on some of ``versions``, with those versions."""
+    out: dict[str, list[str]] = {}
+    for task in sorted(set(table) | set(tasks)):
+        row = table.get(task, {})
+        absent = [v for v in versions if v not in row]
+        if absent:
+            out[task] = absent
     return out
 
 

@@ -1,9 +1,17 @@
-"""Statistics over attempts: pass^k, pass@k, Wilson intervals."""
+"""Statistics over attempts: pass^k, pass@k, Wilson intervals.
+
+The unit of pass^k is one task on one server version: attempts of a task on v0 and on v3 are
+different experiments (the interface changed), never attempts of one another.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+UnitKey = TypeVar("UnitKey", bound=Hashable)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -39,3 +47,35 @@ def wilson_interval(successes: float, total: int, z: float = 1.959963984540054) 
     centre = (p + z * z / (2 * total)) / denom
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class PassRates(Generic[UnitKey]):
+    """pass^k, pass@k and pass@1 over units (e.g. (task, version) pairs) of scored attempts.
+
+    ``n_units`` counts the units with at least k attempts, the ones pass^k and pass@k average
+    over; ``short_of_k`` lists the others (including units with no scored attempt at all), so
+    nothing drops out unseen. pass@1 averages every unit with at least one attempt.
+    """
+
+    k: int
+    n_units: int
+    pass_hat_k: float | None
+    pass_at_k: float | None
+    pass_at_1: float | None
+    short_of_k: list[UnitKey] = field(default_factory=list)
+
+
+def pass_rates(attempts: Mapping[UnitKey, Sequence[bool]], k: int | None = None) -> PassRates[UnitKey]:
+    """pass^k / pass@k / pass@1 over units given each unit's attempt outcomes (True = passed).
+
+    ``k`` defaults to the largest number of attempts any unit has (1 when there are none).
+    """
+    most = max((len(v) for v in attempts.values()), default=0)
+    k = k or most or 1
+    counts = {key: (len(v), sum(bool(x) for x in v)) for key, v in attempts.items()}
+    scored = [nc for nc in counts.values() if nc[0] >= k]
+    short = [key for key, (n, _) in counts.items() if n < k]
+    return PassRates(k=k, n_units=len(scored), pass_hat_k=mean_over_tasks(scored, k, "hat"),
+                     pass_at_k=mean_over_tasks(scored, k, "at"),
+                     pass_at_1=mean_over_tasks(counts.values(), 1, "hat"), short_of_k=short)

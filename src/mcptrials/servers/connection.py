@@ -3,6 +3,12 @@
 The session lives in its own task (anyio requires a context to be left in the task that
 entered it); callers in other tasks call tools through it. Every failure is turned into a
 structured outcome with an error kind, never an exception that escapes to the run.
+
+Who is to blame decides the kind. A call that runs past the per-call timeout is probed: when
+the server still answers another request, the call itself was too slow (the agent's arguments asked for
+too much) and the agent sees a ``tool_error`` saying so; when it does not, the server is stuck
+and the outcome is infrastructure (``timeout``). An HTTP 5xx answer to a call on a
+streamable-HTTP server is the server failing, never the agent: infrastructure (``server_crash``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from mcptrials.servers import forkserver
 from mcptrials.servers.forkserver import ForkServer
 
 CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001
+PROBE_TIMEOUT = 5.0
+"""Longest wait for the probe request that tells a slow call from a stuck server."""
 _CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
                  BrokenPipeError, ConnectionError, httpx2.TransportError)
 
@@ -111,12 +120,18 @@ class ServerConnection:
     _closing: anyio.Event = field(default_factory=anyio.Event)
     _stderr_path: Path | None = None
     _forks: ForkServer | None = None
+    _http_failures: list[int] = field(default_factory=list)
+
+    async def _record_status(self, response: httpx2.Response) -> None:
+        if response.status_code >= 500:
+            self._http_failures.append(response.status_code)
 
     def _transport(self, errlog: TextIO) -> Any:
         spec = self.spec
         if spec.transport == "http":
             assert spec.url is not None
-            http = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            http = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0),
+                                      event_hooks={"response": [self._record_status]})
             return streamable_http_client(spec.url, http_client=http)
         assert spec.command is not None
         env = dict(spec.env)
@@ -192,18 +207,24 @@ class ServerConnection:
             return CallOutcome(f"server {self.spec.name!r} is unavailable: {self.dead or 'not started'}",
                                is_error=True, error_kind="server_unavailable")
         t0 = time.perf_counter()
+        failures_before = len(self._http_failures)
         try:
             with anyio.fail_after(self.call_timeout):
                 result: types.CallToolResult = await self._client.call_tool(tool, arguments)
         except TimeoutError:
-            return CallOutcome(f"tool call timed out after {self.call_timeout:g}s", is_error=True,
-                               error_kind="timeout", latency_s=time.perf_counter() - t0)
+            return await self._timed_out(t0)
         except MCPError as exc:
             latency = time.perf_counter() - t0
+            if exc.code == REQUEST_TIMEOUT:
+                return await self._timed_out(t0)
             if exc.code == CONNECTION_CLOSED:
                 self.dead = "connection closed during a call"
                 return CallOutcome(f"server {self.spec.name!r} crashed: {exc.message}", is_error=True,
                                    error_kind="server_crash", latency_s=latency)
+            if len(self._http_failures) > failures_before:
+                status = self._http_failures[-1]
+                return CallOutcome(f"server {self.spec.name!r} failed: HTTP {status} on a tool call ({exc.message})",
+                                   is_error=True, error_kind="server_crash", latency_s=latency)
             return CallOutcome(f"protocol error {exc.code}: {exc.message}", is_error=True,
                                error_kind="protocol_error", latency_s=latency)
         except _CRASH_ERRORS as exc:
@@ -224,6 +245,34 @@ class ServerConnection:
             truncated=truncated,
             result_bytes=size,
         )
+
+
+    async def responsive(self, timeout: float = PROBE_TIMEOUT) -> bool:
+        """True when the server answers a request (a tool listing) within ``timeout`` seconds.
+
+        A listing, not a ping: ping is gone from newer protocol revisions, and every server answers
+        ``tools/list``. The client does not cache it (``cache=None``), so the server really answers.
+        """
+        client = self._client
+        if self.dead is not None or client is None:
+            return False
+        try:
+            with anyio.fail_after(timeout):
+                await client.list_tools()
+        except Exception:
+            return False
+        return True
+
+    async def _timed_out(self, t0: float) -> CallOutcome:
+        """A call past its timeout: the agent's problem if the server is alive, infrastructure if not."""
+        waited = f"{self.call_timeout:g}"
+        if await self.responsive():
+            return CallOutcome(f"tool call timed out after {waited} s and was abandoned; the server is still "
+                               "running, so the request itself takes too long (ask for less, or narrow it)",
+                               is_error=True, error_kind="tool_error", latency_s=time.perf_counter() - t0)
+        self.dead = f"no answer to a call within {waited} s nor to a request after it"
+        return CallOutcome(f"tool call timed out after {waited} s and server {self.spec.name!r} no longer "
+                           "answers", is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
 
 
 def _forked(forks: ForkServer, command: str, args: list[str]) -> tuple[str, list[str]]:

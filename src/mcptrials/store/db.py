@@ -3,6 +3,10 @@
 Episodes are written once, whole, in one transaction, keyed by (task, version, agent, model,
 attempt, config hash): re-running a command never duplicates one, and a crash loses at most the
 episodes still in flight. Scores can be replaced by re-scoring.
+
+An infra-error episode is not a result: it does not count as completed, so the next invocation
+of the same command runs its key again, and the new episode (same key, same id) replaces it and
+its scores.
 """
 
 from __future__ import annotations
@@ -92,10 +96,14 @@ def task_for(known: Mapping[tuple[str, str], Task], task_id: str, version: str) 
     return known.get((task_id, version)) or known.get((task_id, "v0"))
 
 
+INFRA_OUTCOME = "infra_error"
+"""The stored outcome of an episode that infrastructure spoiled (not a result)."""
+
+
 def outcome_of(episode: Episode, effects: Score | None) -> str:
     """passed | failed | infra_error, the three outcomes a report counts."""
-    if episode.infra_error is not None:
-        return "infra_error"
+    if episode.infra_error is not None or episode.termination == "infra_error":
+        return INFRA_OUTCOME
     return "passed" if effects is not None and effects.passed else "failed"
 
 
@@ -150,14 +158,25 @@ class Store:
             self._known_tools.update(rows)
 
     def save_episode(self, episode: Episode, episode_scores: list[Score]) -> bool:
-        """Write an episode and its scores atomically; False if its key was already stored."""
+        """Write an episode and its scores atomically; False if its key was already stored.
+
+        A stored infra-error episode with the same key (or id) is replaced, scores included.
+        """
         effects = next((s for s in episode_scores if s.scorer == "effects"), None)
         row = {"id": episode.id, "run_id": episode.run_id, "task_id": episode.task_id,
                "version": episode.version, "agent": episode.agent, "model": episode.model,
                "attempt": episode.attempt, "config_hash": episode.config_hash,
                "outcome": outcome_of(episode, effects), "created_at": _now(),
                "data": episode.model_dump_json()}
+        same_key = ((episodes.c.task_id == episode.task_id) & (episodes.c.version == episode.version)
+                    & (episodes.c.agent == episode.agent) & (episodes.c.model == episode.model)
+                    & (episodes.c.attempt == episode.attempt) & (episodes.c.config_hash == episode.config_hash))
         with self.engine.begin() as conn:
+            stale = [r.id for r in conn.execute(select(episodes.c.id).where(
+                (same_key | (episodes.c.id == episode.id)) & (episodes.c.outcome == INFRA_OUTCOME)))]
+            if stale:
+                conn.execute(scores.delete().where(scores.c.episode_id.in_(stale)))
+                conn.execute(episodes.delete().where(episodes.c.id.in_(stale)))
             result = conn.execute(self._insert_ignore(episodes, [row],
                                   ["task_id", "version", "agent", "model", "attempt", "config_hash"]))
             if result.rowcount == 0:
@@ -190,9 +209,11 @@ class Store:
     # -- reading -----------------------------------------------------------------------
 
     def completed_keys(self) -> set[tuple[str, str, str, str, int, str]]:
+        """Keys of stored results; infra-error episodes are not results, so their keys run again."""
         with self.engine.connect() as conn:
             rows = conn.execute(select(episodes.c.task_id, episodes.c.version, episodes.c.agent,
-                                       episodes.c.model, episodes.c.attempt, episodes.c.config_hash))
+                                       episodes.c.model, episodes.c.attempt, episodes.c.config_hash)
+                                .where(episodes.c.outcome != INFRA_OUTCOME))
             return {tuple(r) for r in rows}
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
