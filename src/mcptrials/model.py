@@ -137,8 +137,8 @@ class Matcher(_Model):
 
     equals: Any = None
     regex: str | None = None
-    contains: str | None = None
-    contains_all: list[str] | None = None
+    contains: str | int | float | None = None
+    contains_all: list[str | int | float] | None = None
     one_of: list[Any] | None = None
     approx: float | None = None
     facts: list[Fact] | None = None

@@ -124,3 +124,36 @@ def test_absent() -> None:
 def test_values_that_only_look_like_dates_or_times_are_text(expected: str) -> None:
     assert states(f"lap time {expected} here", expected)
     assert not states("nothing like it", expected)
+
+
+def test_one_letter_scales_are_read_both_ways() -> None:
+    assert states("a 150 m walk", 150)
+    assert states("revenue of $79.8m", 79_765_300)
+    assert states("a 5k run", 5000) and states("a 5k run", 5)
+
+
+def test_signs_currency_and_scales_after_separators() -> None:
+    assert states("EPS was -$2.29", -2.29) and not states("EPS was -$2.29", 2.29)
+    assert states("a market cap of $3,612.4B", 3_612_400_000_000)
+    assert states("a market cap of $3.61T", 3_612_400_000_000)
+    assert states("up +0.36%", "+0.36") and not states("down 0.36%", "+0.36")
+
+
+def test_label_mentions_merge_only_within_a_sentence() -> None:
+    income = [Fact(label=["net income"], value=32397.1)]
+    table = "| quarter | net income |\n|---|---|\n| 2025-Q4 | 32,397.1 |"
+    assert all(v.stated for v in check_facts("Net income\nThe net income was 32,397.1 million.", income))
+    assert not all(v.stated for v in check_facts(table, income))  # a header is not a sentence with its value
+
+
+def test_wrapped_prose_keeps_a_label_with_its_value() -> None:
+    swap = [Fact(label="GOOGL", value=1.9), Fact(label="MSFT", value=5.17)]
+    assert all(v.stated for v in check_facts("GOOGL beat by\n1.9% and MSFT beat by\n5.17%.", swap))
+    assert all(v.stated for v in check_facts("Total:\n42,000 EUR", [Fact(label="total", value=42000)]))
+    assert not all(v.stated for v in check_facts("- GOOGL\n- 5.17%\n- MSFT\n- 1.9%", swap))
+
+
+def test_a_currency_sign_can_label_the_figure_after_it() -> None:
+    price = [Fact(label=["$", "usd"], value=19.14), Fact(label=["¥", "jpy"], value=2953.71)]
+    assert all(v.stated for v in check_facts("JPY 2953.71, or $19.14 in US dollars.", price))
+    assert not all(v.stated for v in check_facts("¥19.14, or $2,953.71.", price))

@@ -36,11 +36,11 @@ def normalise_text(text: str, *, fold: bool = True) -> str:
 # --------------------------------------------------------------------------- numbers
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mio": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
-           "b": 1e9, "trillion": 1e12, "tn": 1e12}
+           "b": 1e9, "trillion": 1e12, "tn": 1e12, "trn": 1e12, "t": 1e12}
 _NUMBER = re.compile(
-    r"(?<![\w.,])(?P<sign>[-+])?(?P<int>\d{1,3}(?:(?P<sep>[, '])\d{3})(?:(?P=sep)\d{3})*|\d+)"
+    r"(?<![\w.,])(?P<sign>[-+])?(?:[$€£¥]\s?)?(?P<int>\d{1,3}(?:(?P<sep>[, '])\d{3})(?:(?P=sep)\d{3})*|\d+)"
     r"(?:(?P<dec>[.,])(?P<frac>\d+))?(?![\d])"
-    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mio|mn|bn|tn|k|m|b)\b)?",
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mio|mn|bn|trn|tn|k|m|b|t)\b)?",
 )
 
 
@@ -57,6 +57,7 @@ class NumberMention(Mention):
     value: float
     decimals: int
     scale: float
+    signed: bool = False
 
 
 def _parse_number(match: re.Match[str]) -> tuple[float, int] | None:
@@ -84,7 +85,7 @@ def number_mentions(text: str) -> list[NumberMention]:
     taken = [(m.start, m.end) for m in [*date_mentions(text), *time_mentions(text)]]
     out = []
     for match in _NUMBER.finditer(text):
-        if any(s <= match.start() < e for s, e in taken):
+        if any(s <= match.start("int") < e for s, e in taken):
             continue
         parsed = _parse_number(match)
         if parsed is None:
@@ -92,9 +93,11 @@ def number_mentions(text: str) -> list[NumberMention]:
         value, decimals = parsed
         scale_word = (match["scale"] or "").lower()
         scale = _SCALES.get(scale_word, 1.0)
-        if scale_word in {"m", "b", "k"} and match["sep"]:
-            scale = 1.0  # "1,500 m" is metres, not millions
-        out.append(NumberMention(match.start(), match.end(), value * scale, decimals, scale))
+        signed = match["sign"] is not None
+        start = match.start("int")  # a currency sign before the digits stays free to be a label ("$: 19.14")
+        out.append(NumberMention(start, match.end(), value * scale, decimals, scale, signed))
+        if scale != 1.0:  # "150 m" may be metres, and "32,397.1 million" matches a figure given in millions
+            out.append(NumberMention(start, match.end(), value, decimals, 1.0, signed))
     return out
 
 
@@ -246,7 +249,10 @@ def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None,
         want_t = time(int(clock.group(1)), int(clock.group(2)))
         return [m for m in time_mentions(norm) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
     if _NUMERIC.match(raw):
-        return find_in_normalised(norm, float(raw), tol=tol)
+        found = find_in_normalised(norm, float(raw), tol=tol)
+        if raw.startswith("+"):  # "+0.36" claims a rise: only an explicitly signed number states it
+            found = [m for m in found if isinstance(m, NumberMention) and m.signed]
+        return found
     needle = normalise_text(raw, fold=fold)
     return list(_bounded(norm, needle))
 
@@ -261,6 +267,24 @@ def states(text: str, expected: Scalar | Sequence[Scalar], *, tol: float | None 
 # --------------------------------------------------------------------------- facts bound to labels
 
 _SENTENCE_BREAK = re.compile(r"\n|(?<=[.!?;])\s+")
+_WRAPPED = re.compile(r"(?<=[a-z0-9,%])\n(?=[a-z$€£¥(]|[-+]?\d(?!\d*[.)]\s))|(?<=:)\n(?=\s*\S)")
+
+
+def sentence_bounds(norm: str) -> list[tuple[int, int]]:
+    """Sentences and lines of a normalised text; a line wrapped inside a sentence does not end it.
+
+    A new line ends a sentence unless the line before ends in a word, number or comma and the
+    next goes on with a word or a number (hard-wrapped prose; a list item starting with "-",
+    "*", "|" or "1. " is a new line), or the line before ends in a colon ("Total:\n42,000").
+    """
+    wrapped = {m.start() for m in _WRAPPED.finditer(norm)}
+    cuts = [m for m in _SENTENCE_BREAK.finditer(norm) if not (m.group() == "\n" and m.start() in wrapped)]
+    out, start = [], 0
+    for m in cuts:
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(norm)))
+    return [(a, b) for a, b in out if b > a]
 
 
 @dataclass
@@ -300,10 +324,15 @@ def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
                     values.setdefault(m.start, set()).add(i)
     tokens: list[_Token] = [(s, "L", frozenset({i})) for s, _e, i in labels]
     tokens += [(pos, "V", frozenset(ids)) for pos, ids in values.items()]
+    return sorted(tokens, key=lambda t: (t[0], t[1]))
+
+
+def _merge_labels(tokens: list[_Token]) -> list[_Token]:
+    """Within one sentence, adjacent labels of one fact are one mention ("reported EPS")."""
     merged: list[_Token] = []
-    for token in sorted(tokens, key=lambda t: (t[0], t[1])):
+    for token in tokens:
         if merged and token[1] == "L" and merged[-1][1] == "L" and merged[-1][2] == token[2]:
-            continue  # "reported EPS": two labels of one fact are one mention
+            continue
         merged.append(token)
     return merged
 
@@ -361,11 +390,9 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
     """
     norm = normalise_text(text, fold=fold)
     tokens = _tokens(norm, facts, fold)
-    bounds = [m.start() for m in _SENTENCE_BREAK.finditer(norm)] + [len(norm)]
     stated: set[int] = set()
-    start = 0
-    for end in bounds:
-        sentence = [t for t in tokens if start <= t[0] < end]
+    for start, end in sentence_bounds(norm):
+        sentence = _merge_labels([t for t in tokens if start <= t[0] < end])
         if sentence:
             readings = [_bind(sentence, "after"), _bind(sentence, "before")]
             clean = [facts_ for facts_, wrong in readings if not wrong]
@@ -373,7 +400,6 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
                 stated = stated.union(*clean)
             else:
                 stated |= max(readings, key=lambda r: len(r[0]) - r[1])[0]
-        start = end
     mentioned = {i for _p, kind, ids in tokens if kind == "L" for i in ids}
     verdicts = []
     for i, fact in enumerate(facts):

@@ -161,13 +161,19 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     met: dict[str, list[int]] = {}
     end = len(episode.steps) + 1
     for cp in task.spec.checkpoints:
-        if isinstance(cp, ToolEffectCheckpoint):
-            result, steps = _check_effect(cp, calls)
-        elif isinstance(cp, ValueCheckpoint):
-            result, steps = _check_value(cp, calls, episode)
-        else:
-            result = check_state(cp, episode.state)
-            steps = [end] if result.passed else []
+        try:
+            if isinstance(cp, ToolEffectCheckpoint):
+                result, steps = _check_effect(cp, calls)
+            elif isinstance(cp, ValueCheckpoint):
+                result, steps = _check_value(cp, calls, episode)
+            else:
+                result = check_state(cp, episode.state)
+                steps = [end] if result.passed else []
+        except Exception as exc:  # a verdict is never lost to odd data: the checkpoint fails, saying why
+            result = CheckpointResult(id=cp.id, passed=False, failure="missing_value" if isinstance(
+                cp, ValueCheckpoint) else "wrong_state" if isinstance(cp, StateCheckpoint) else "wrong_arguments",
+                detail=f"could not be evaluated: {type(exc).__name__}: {exc}")
+            steps = []
         results.append(result)
         met[cp.id] = steps
     violations = order_violations(task.spec.partial_order, met)
