@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -116,10 +117,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def http_rail_server():
+def _serve_http(*command: str) -> Iterator[str]:
+    """Start an MCP server over streamable HTTP on a free port; yield its URL; stop it after."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mcptrials.examples.trains_server", "--http", str(port)],
+    proc = subprocess.Popen([sys.executable, *command, "--http", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -130,6 +131,11 @@ def http_rail_server():
     yield f"http://127.0.0.1:{port}/mcp"
     proc.terminate()
     proc.wait(10)
+
+
+@pytest.fixture
+def http_rail_server() -> Iterator[str]:
+    yield from _serve_http("-m", "mcptrials.examples.trains_server")
 
 
 async def test_streamable_http_server(http_rail_server: str, tmp_path: Path) -> None:
@@ -160,20 +166,8 @@ async def test_concurrent_episodes_do_not_share_state(example_specs, tmp_path: P
 
 
 @pytest.fixture
-def http_faulty_server():
-    port = _free_port()
-    script = Path(__file__).parents[1] / "support" / "faulty_server.py"
-    proc = subprocess.Popen([sys.executable, str(script), "--http", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(10)
+def http_faulty_server() -> Iterator[str]:
+    yield from _serve_http(str(Path(__file__).parents[1] / "support" / "faulty_server.py"))
 
 
 async def test_http_500_on_a_tool_call_is_infra(http_faulty_server: str, tmp_path: Path) -> None:
