@@ -172,6 +172,9 @@ def _step(targets: list[CallTarget], op: Operation) -> list[CallTarget]:
             t.rename(op.param, op.new_name)
     elif isinstance(op, RemoveParam):
         for t in _on(targets, op.tool):
+            if op.fill is not None:  # the tool now always behaves as if the parameter had this value
+                old = next((k for k, v in t.arg_renames.items() if v == op.param), op.param)
+                t.implied_args[old] = copy.deepcopy(op.fill)
             t.drop(op.param)
     elif isinstance(op, AddParam):
         if op.required:
@@ -250,8 +253,25 @@ def rewrite_call(chain: PlanChain, tool: str, args: dict[str, Any]) -> tuple[str
     if mapping.removed:
         version = chain.versions[-1] if chain.versions else "?"
         raise ToolRemovedError(f"tool {tool!r} is gone in version {version} and nothing took over its job")
-    target = mapping.targets[0]
+    target = faithful_target(mapping.targets, args)
     return target.tool, target.apply(args)
+
+
+def faithful_target(targets: Sequence[CallTarget], args: dict[str, Any]) -> CallTarget:
+    """The target that does what the old call asked: one whose fixed values equal the call's, else one
+    whose fixed values the call does not contradict, else the primary target.
+
+    E.g. ``export_graph(format=json)`` goes to ``export_graph_json`` once ``export_graph`` always
+    writes markdown.
+    """
+    def agrees(target: CallTarget, *, exact: bool) -> bool:
+        return all((k in args if exact else True) and (k not in args or args[k] == v)
+                   for k, v in target.implied_args.items())
+
+    exact = [t for t in targets if t.implied_args and agrees(t, exact=True)]
+    if exact:
+        return exact[0]
+    return next((t for t in targets if agrees(t, exact=False)), targets[0])
 
 
 def rewrite_tool_names(chain: PlanChain, names: Sequence[str]) -> list[str]:

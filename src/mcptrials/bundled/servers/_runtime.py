@@ -7,11 +7,13 @@ This module imports nothing heavy so servers start fast.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import random
 import sys
+import threading
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -70,8 +72,30 @@ def load_data(name: str) -> Any:
     return json.loads(text)
 
 
+def _one_call_at_a_time(server: Any) -> None:
+    """Make the server's plain-function tools run one at a time.
+
+    The SDK runs each plain-function tool in a worker thread, so two calls of one turn that read,
+    change and write the same state file could lose an update; a lock around every tool prevents it.
+    """
+    lock = threading.Lock()
+    tools = getattr(getattr(server, "_tool_manager", None), "_tools", {})
+    for tool in tools.values():
+        if getattr(tool, "is_async", True):
+            continue
+        fn = tool.fn
+
+        @functools.wraps(fn)
+        def locked(*args: Any, _fn: Any = fn, **kwargs: Any) -> Any:
+            with lock:
+                return _fn(*args, **kwargs)
+
+        tool.fn = locked
+
+
 def serve(server: Any) -> None:
     """Run ``server`` over stdio, or streamable HTTP with ``--http PORT`` on the command line."""
+    _one_call_at_a_time(server)
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", port=port)
