@@ -143,7 +143,8 @@ def test_label_mentions_merge_only_within_a_sentence() -> None:
     income = [Fact(label=["net income"], value=32397.1)]
     table = "| quarter | net income |\n|---|---|\n| 2025-Q4 | 32,397.1 |"
     assert all(v.stated for v in check_facts("Net income\nThe net income was 32,397.1 million.", income))
-    assert not all(v.stated for v in check_facts(table, income))  # a header is not a sentence with its value
+    assert all(v.stated for v in check_facts(table, income))  # the column header labels the cell
+    assert not all(v.stated for v in check_facts("Net income\n\n32,397.1 was revenue", income))
 
 
 def test_wrapped_prose_keeps_a_label_with_its_value() -> None:
@@ -157,3 +158,27 @@ def test_a_currency_sign_can_label_the_figure_after_it() -> None:
     price = [Fact(label=["$", "usd"], value=19.14), Fact(label=["¥", "jpy"], value=2953.71)]
     assert all(v.stated for v in check_facts("JPY 2953.71, or $19.14 in US dollars.", price))
     assert not all(v.stated for v in check_facts("¥19.14, or $2,953.71.", price))
+
+
+@pytest.mark.parametrize(("text", "expected", "found"), [
+    ("free 1:30-2:15pm", "13:30", True),
+    ("free 1:30-2:15pm", "14:15", True),
+    ("free 4-5pm", "16:00", True),
+    ("free 11-1pm", "11:00", True),
+    ("free 4-5pm", "04:00", False),
+])
+def test_time_ranges_share_their_am_pm(text: str, expected: str, found: bool) -> None:
+    assert states(text, expected) is found
+
+
+def test_table_columns_label_their_cells() -> None:
+    eps = [Fact(label="microsoft", value=4.36), Fact(label="estimate", value=4.15)]
+    table = "| Company | Actual EPS | Estimate |\n|---|---:|---|\n| Microsoft | 4.36 | 4.15 |\n| Apple | 2.1 | 2.0 |"
+    assert all(v.stated for v in check_facts(table, eps))
+    swapped = table.replace("| 4.36 | 4.15 |", "| 4.15 | 4.36 |")
+    assert not all(v.stated for v in check_facts(swapped, eps))
+
+
+def test_underscores_separate_words() -> None:
+    assert states("relation owns_data_model_of", "owns")
+    assert states("relation owns data model of", "owns_data_model_of")

@@ -21,12 +21,12 @@ from mcptrials.model import Fact, Scalar
 # --------------------------------------------------------------------------- text
 
 
-_PUNCT = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
+_PUNCT = str.maketrans({"_": " ", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
                         "\u2212": "-", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u2007": " "})
 
 
 def normalise_text(text: str, *, fold: bool = True) -> str:
-    """NFKC, plain quotes and dashes, no accents, one space between words; case-folded if ``fold``."""
+    """NFKC, plain quotes and dashes, underscores as spaces, no accents, single spaces; case-folded if ``fold``."""
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = re.sub(r"[ \t\r\f\v]+", " ", text)
@@ -178,9 +178,25 @@ class TimeMention(Mention):
     explicit: bool
 
 
+_TIME_RANGE = re.compile(
+    r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?\s?(?:-|to|until|till)\s?(?P<h2>\d{1,2})(?::\d{2})?\s?"
+    r"(?P<ampm>a\.?m\.?|p\.?m\.?)(?![\w])"
+)
+
+
 def time_mentions(text: str) -> list[TimeMention]:
-    """Every clock time in ``text``: '09:00', '9:00', '9am', '9.30 p.m.', '21h30'."""
+    """Every clock time in ``text``: '09:00', '9:00', '9am', '9.30 p.m.', '21h30', and the start of
+    a range whose am/pm comes at its end ('1:30-2:15pm', '4-5pm')."""
     out = []
+    for m in _TIME_RANGE.finditer(text):
+        hour, minute = int(m["h"]), int(m["mi"] or 0)
+        if 1 <= hour <= 12 and minute <= 59:
+            pm = m["ampm"].startswith("p")
+            end_hour = int(m["h2"])
+            if pm and hour > end_hour and end_hour != 12:
+                pm = False  # "11-1pm" starts in the morning
+            out.append(TimeMention(m.start(), m.end("mi") if m["mi"] else m.end("h"), hour % 12 + (12 if pm else 0),
+                                   minute, True))
     for m in _TIME.finditer(text):
         hour, minute, ampm = int(m["h"]), int(m["mi"] or 0), (m["ampm"] or "").replace(".", "")
         if (m["mi"] is None or m["sep"] == ".") and not ampm:
@@ -379,6 +395,36 @@ def _bind(tokens: list[_Token], direction: str) -> tuple[set[int], int]:
     return stated, wrong
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def tables_as_sentences(text: str) -> str:
+    """Rewrite each markdown table row as one sentence naming its column headers.
+
+    ``| Microsoft | 4.36 | 4.15 |`` under ``| Company | Actual | Estimate |`` becomes
+    ``Company: Microsoft, Actual: 4.36, Estimate: 4.15``, so a value binds to its column's label.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i + 1 < len(lines) and "|" in lines[i] and _TABLE_RULE.match(lines[i + 1]):
+            header = _cells(lines[i])
+            i += 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                row = _cells(lines[i])
+                out.append(", ".join(f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False)) + ".")
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
 def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[FactVerdict]:
     """Judge each fact: its value must be bound to its label in some sentence.
 
@@ -386,9 +432,10 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
     label takes its nearest value on one side. A reading in which no label takes another
     fact's value counts; where both readings bind some label wrongly, the better one does.
     So "A: 12, B: 40" and "12 for A, 40 for B" state both facts, and the swaps
-    "A: 40, B: 12" and "40 for A, 12 for B" state neither.
+    "A: 40, B: 12" and "40 for A, 12 for B" state neither. Markdown table rows are read with
+    their column headers (:func:`tables_as_sentences`).
     """
-    norm = normalise_text(text, fold=fold)
+    norm = normalise_text(tables_as_sentences(text), fold=fold)
     tokens = _tokens(norm, facts, fold)
     stated: set[int] = set()
     for start, end in sentence_bounds(norm):
