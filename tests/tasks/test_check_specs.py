@@ -70,3 +70,21 @@ def test_invalid_regex_is_a_load_error() -> None:
     with pytest.raises(ValueError, match="invalid regex"):
         _task([{"id": "c", "kind": "tool_effect", "tools": ["files__write_file"],
                  "must_match": {"path": {"regex": "("}}}])
+
+
+def test_a_free_text_field_the_spec_does_not_name_is_not_a_checked_argument() -> None:
+    send = {"tool": "mail__send_message", "args": {"to": ["grace@ledgerly.example"], "subject": "Invoice",
+                                                   "body": "We will pay INV-2291 (3,150.00 GBP) on Friday."}}
+    sent = {"id": "sent", "kind": "state", "path": "mail/outbox.json", "json_path": "$[*]",
+            "where": {"to": {"contains": "grace@ledgerly.example"}},
+            "match": {"body": {"facts": [{"label": "INV-2291", "value": 3150}]}}}
+    task = Task.model_validate({
+        "id": "pay", "prompt": "Tell Grace we pay INV-2291 on Friday.", "servers": ["mail"],
+        "now": "2026-04-13T09:00:00+08:00", "reference": [send], "reference_answer": "Sent.",
+        "spec": {"checkpoints": [sent]}})
+    d = _check(task).discrimination
+    assert d.missed == [], d.missed
+    assert (d.drops, d.drops_caught) == (1, 1)
+    assert any("'subject'" in m for m in d.optional)          # the spec says nothing about the subject
+    assert not any("'body'" in m or "'to'" in m for m in d.optional)  # both carry what the spec checks
+    assert d.changes == d.changes_caught == 2

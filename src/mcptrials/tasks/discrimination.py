@@ -4,8 +4,9 @@ A step is *necessary* when the task cannot be completed without it: it is the on
 call meeting some tool-effect checkpoint, or leaving it out changes the resulting state of
 the sandbox. A discovery call whose result the agent could know or get elsewhere is not
 necessary, and a spec need not notice it missing. A *checked* argument is one a tool-effect
-checkpoint constrains; for a step no such checkpoint constrains, every argument whose change
-alters the resulting state counts.
+checkpoint constrains, or, for a write no such checkpoint constrains, one whose value carries
+something the spec's state checks name (a fact of a mail body, say) and whose change alters
+the resulting state. A free-text field the spec says nothing about (a subject line) is not.
 
 Each mutation is first scored on the recorded reference trajectory (sound for tool-effect
 verdicts, which depend only on a call's arguments and success); a mutation not caught there
@@ -14,11 +15,22 @@ is re-run for real and judged on the real episode, state included.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptrials.model import Episode, PlannedCall, Task, ToolCallRecord, ToolEffectCheckpoint, ToolInfo
+from mcptrials.model import (
+    Episode,
+    Matcher,
+    PlannedCall,
+    StateCheckpoint,
+    Task,
+    ToolCallRecord,
+    ToolEffectCheckpoint,
+    ToolInfo,
+)
+from mcptrials.scoring.answers import normalise_text, states
 from mcptrials.scoring.effects import effect_steps, score_effects
 
 
@@ -136,6 +148,40 @@ def sole_meeters(task: Task, reference: Episode, tools: Mapping[str, ToolInfo] |
     return sole
 
 
+def state_values(task: Task) -> list[Any]:
+    """Every value the task's state checkpoints name (contains, facts, and matcher values)."""
+    found: list[Any] = []
+
+    def from_matcher(m: Matcher) -> None:
+        kind = m.kind
+        value = getattr(m, kind)
+        if kind == "facts":
+            found.extend(v for fact in value for v in fact.values)
+        elif kind in {"one_of", "contains_all"}:
+            found.extend(value)
+        elif kind in {"equals", "contains", "approx"} and not isinstance(value, dict | list):
+            found.append(value)
+
+    for cp in task.spec.checkpoints:
+        if isinstance(cp, StateCheckpoint):
+            found.append(cp.path)
+            found.extend(cp.contains)
+            found.extend(v for fact in cp.facts for v in fact.values)
+            for matcher in [*cp.match.values(), *cp.where.values()]:
+                from_matcher(matcher)
+            for row in cp.rows or []:
+                found.extend(row)
+    return [v for v in found if v is not None and str(v).strip()]
+
+
+def _names_spec_value(argument: Any, values: list[Any]) -> bool:
+    """Whether an argument's value carries one of the spec's named values."""
+    if argument is None or not values:
+        return False
+    text = argument if isinstance(argument, str) else json.dumps(argument, default=str)
+    return any(states(text, v) or normalise_text(str(v)) in normalise_text(text) for v in values)
+
+
 def same_state(a: Episode, b: Episode) -> bool:
     """Whether two episodes left the sandbox in the same state (file hashes and query results)."""
     def digest(e: Episode) -> Any:
@@ -152,16 +198,19 @@ async def discrimination(task: Task, reference: Episode, rerun: Rerun | None = N
     """Count the mutations the spec catches; mutations that matter and are not caught are missed."""
     result = Discrimination(task.id)
     necessary = sole_meeters(task, reference, tools)
+    expected = state_values(task)
     for mutation in mutations(task):
         caught = not score_effects(task, mutate_trajectory(reference, mutation), tools).passed
         matters = mutation.step in necessary if mutation.kind == "drop" else \
             mutation.key in constrained_arguments(task, mutation.tool)
+        named = mutation.kind == "drop" or _names_spec_value(task.reference[mutation.step].args.get(
+            mutation.key or ""), expected)
         if not caught and rerun is not None:
             result.rerun += 1
             mutated = task.model_copy(update={"reference": mutate_plan(list(task.reference), mutation)})
             episode, offered = await rerun(mutated)
             caught = episode.infra_error is None and not score_effects(task, episode, offered).passed
-            matters = matters or (episode.infra_error is None and not same_state(reference, episode))
+            matters = matters or (named and episode.infra_error is None and not same_state(reference, episode))
         if not caught and not matters:
             result.optional.append(str(mutation))
             continue
