@@ -31,6 +31,12 @@ ServersOpt = Annotated[Path | None, typer.Option("--servers", help="MCP servers 
 TasksOpt = Annotated[list[Path] | None, typer.Option("--tasks", help="Task file(s) or folder(s).")]
 DbOpt = Annotated[str, typer.Option("--db", help="Result store: a SQLite path or SQLAlchemy URL.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+JudgeOpt = Annotated[str | None, typer.Option(
+    "--judge", help="Judge model spec (e.g. openai:gpt-4o-mini, local:): run model judges after Tier-1.")]
+JudgesOpt = Annotated[str, typer.Option("--judges", help="Which judges: tier2,keypoints,rubric,errors.")]
+RubricRepeatsOpt = Annotated[int, typer.Option("--rubric-repeats", min=1, help="Shuffled rubric runs per episode.")]
+JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")]
+ALL_JUDGES = "tier2,keypoints,rubric,errors"
 
 
 class UsageError(Exception):
@@ -41,6 +47,8 @@ class UsageError(Exception):
 def _user_errors() -> Iterator[None]:
     from mcptrials.evolve.plan import PlanError
     from mcptrials.evolve.versions import VersionError
+    from mcptrials.judges.base import JudgeSpecError
+    from mcptrials.judges.labelset import LabelError
     from mcptrials.models.base import ProviderError
     from mcptrials.models.pricing import PriceError
     from mcptrials.models.registry import ModelSpecError
@@ -52,7 +60,7 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
-            ProviderError, PlanError, VersionError) as exc:
+            ProviderError, PlanError, VersionError, JudgeSpecError, LabelError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
@@ -193,6 +201,10 @@ def run(
     = None,
     call_timeout: Annotated[float, typer.Option("--call-timeout", help="Seconds per tool call.")] = 60.0,
     db: DbOpt = DEFAULT_DB,
+    judge: JudgeOpt = None,
+    judges: JudgesOpt = ALL_JUDGES,
+    rubric_repeats: RubricRepeatsOpt = 5,
+    judge_base_url: JudgeUrlOpt = None,
 ) -> None:
     """Run agent episodes over MCP servers and store every step; re-run to resume."""
     from mcptrials.agents.registry import AGENTS, MODEL_FREE, load_agent
@@ -226,6 +238,13 @@ def run(
                          limits=Limits(call_timeout=call_timeout), max_cost=max_cost, version=version)
                  for chat in chats for version, v_specs, v_tasks in versioned_worlds(specs, chosen, stages, lineages)]
         store = Store(db)
+        if judge:
+            from mcptrials.judges.apply import judges_from_spec
+
+            judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url,
+                                          str(prices) if prices else None)[1]
+            for plan in plans:
+                plan.judges = judge_list
     for plan in plans:
         view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
         try:
@@ -259,10 +278,16 @@ def score(
     db: DbOpt = DEFAULT_DB,
     tasks: TasksOpt = None,
     lineages: LineagesOpt = None,
+    judge: JudgeOpt = None,
+    judges: JudgesOpt = ALL_JUDGES,
+    rubric_repeats: RubricRepeatsOpt = 5,
+    judge_base_url: JudgeUrlOpt = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes judged at once.")] = 4,
 ) -> None:
-    """Re-score every stored episode (optionally against fixed task files).
+    """Re-score every stored episode (optionally against fixed task files); --judge adds model judges.
 
     Fixed tasks are rewritten for every server version present in the store (using --lineages).
+    Judgments are cached in the store, so judging again never asks the model twice.
     """
     from mcptrials.scoring.rescore import rescore
     from mcptrials.store.db import Store
@@ -279,9 +304,19 @@ def score(
             for version, _, v_tasks in versioned_worlds({}, fixed, ",".join(versions), lineages) if versions else []:
                 overrides.update({(t.id, version): t for t in v_tasks})
         count, missing = rescore(store, overrides)
+        judged = None
+        if judge:
+            from mcptrials.judges.apply import judge_stored, judges_from_spec
+
+            judge_model, judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url)
+            judged = anyio.run(judge_stored, store, judge_list, judge_model, None, concurrency)
     if missing:
         err.print(f"[yellow]warning:[/yellow] no task definition for {', '.join(missing)}; left unscored")
     err.print(f"re-scored {count} episode(s) in {db}")
+    if judged is not None:
+        err.print(f"judged {judged.episodes} episode(s) with {judge}: {judged.scores} judged score(s), "
+                  f"{judged.judge_errors} judge error(s), {judged.requests} model request(s), "
+                  f"new cost ${judged.cost_usd:.4f}")
 
 
 def _require_db(db: str) -> None:
@@ -317,6 +352,101 @@ def report(
         sys.stdout.write(render_csv(data))
     else:
         print_tables(data, out)
+
+
+@app.command()
+def agree(
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="Label file (JSONL: episode_id, passed, score, key_points_met, labeller, reason); "
+                         "default: the shipped reviewed set.")] = None,
+    episodes: Annotated[Path | None, typer.Option(
+        "--episodes", help="Episodes file (JSONL); default: the shipped set with the shipped labels, else --db.")]
+    = None,
+    db: Annotated[str | None, typer.Option(
+        "--db", help="Result store holding the labelled episodes (and caching judgments).")] = None,
+    judge: JudgeOpt = None,
+    judges: JudgesOpt = ALL_JUDGES,
+    rubric_repeats: RubricRepeatsOpt = 5,
+    judge_base_url: JudgeUrlOpt = None,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Agreement of the deterministic scorer (and judges) with labels: accuracy, F1, kappa, AC1, rho, tau."""
+    import tempfile
+
+    from mcptrials.judges.labelset import SHIPPED_LABELS, load_episodes, load_labels, measure, shipped_world
+    from mcptrials.store.db import Store
+
+    with _user_errors():
+        if fmt not in {"table", "json"}:
+            raise UsageError(f"unknown format {fmt!r} (table, json)")
+        found = load_labels(labels or SHIPPED_LABELS)
+        episodes_found, catalog, tasks = shipped_world() if labels is None and episodes is None and db is None \
+            else ({}, {}, {})
+        stored = None
+        store = None
+        if db is not None:
+            _require_db(db)
+            store = Store(db)
+            episodes_found = {e.id: e for e in store.episodes()}
+            catalog, stored = store.tool_catalog(), store.scores()
+            from mcptrials.bundled.world import bundled_tasks
+
+            tasks = {(t.id, "v0"): t for t in bundled_tasks()}
+            tasks.update(store.tasks())
+        if episodes is not None:
+            from mcptrials.bundled.world import bundled_tasks
+
+            episodes_found = load_episodes(episodes)
+            if not tasks:
+                tasks = {(t.id, "v0"): t for t in bundled_tasks()}
+        judge_list: list[Any] = []
+        scratch = None
+        if judge:
+            from mcptrials.judges.apply import judges_from_spec
+
+            if store is None:  # no store given: judgments are cached for this invocation only
+                scratch = tempfile.TemporaryDirectory(prefix="mcptrials-agree-")
+            cache = store or Store(Path(scratch.name) / "judgments.db")  # type: ignore[union-attr]
+            judge_list = judges_from_spec(judge, cache, judges, rubric_repeats, judge_base_url)[1]
+        try:
+            table = anyio.run(measure, found, episodes_found, catalog, tasks, judge_list, stored)
+        finally:
+            if scratch is not None:
+                scratch.cleanup()
+    table["labels_file"] = str(labels or SHIPPED_LABELS)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(table, indent=2) + "\n")
+        return
+    _print_agreement(table)
+
+
+def _print_agreement(table: dict[str, Any]) -> None:
+    def cell(stat: dict[str, Any] | None) -> str:
+        if not stat or stat.get("value") is None:
+            return "-"
+        ci = stat.get("ci95")
+        return f"{stat['value']:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+    out.print(f"{table['labels']} labels ({table['label_passes']} passes) by {', '.join(table['labellers'])}; "
+              f"{len(table['unmatched'])} without an episode or task")
+    binary = Table(title="Binary verdicts vs labels (95% bootstrap intervals)", title_justify="left")
+    for col in ("scorer", "n", "accuracy", "F1", "Cohen's kappa", "Gwet's AC1"):
+        binary.add_column(col, justify="left" if col == "scorer" else "right")
+    scores = Table(title="Scores vs labels' 1-10 scores", title_justify="left")
+    for col in ("scorer", "n", "Spearman rho", "Kendall tau"):
+        scores.add_column(col, justify="left" if col == "scorer" else "right")
+    for name, row in table["scorers"].items():
+        b = row.get("binary")
+        if b:
+            binary.add_row(name, str(b["n"]), cell(b["accuracy"]), cell(b["f1"]), cell(b["cohen_kappa"]),
+                           cell(b["gwet_ac1"]))
+        s = row.get("scores")
+        if s:
+            scores.add_row(name, str(s["n"]), cell(s["spearman_rho"]), cell(s["kendall_tau"]))
+    out.print(binary)
+    out.print(scores)
+    if table.get("judge_cost_usd"):
+        out.print(f"judge cost: ${table['judge_cost_usd']:.4f}")
 
 
 # --------------------------------------------------------------------------- servers
@@ -487,6 +617,46 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                 out.print(f"  {task_id}: misses {', '.join(items)}")
         elif missed:
             out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
+    raise typer.Exit(1 if failed else 0)
+
+
+@tasks_app.command("keypoints")
+def tasks_keypoints(
+    model: Annotated[str, typer.Option("--model", help="Model that writes the key points.")],
+    tasks: Annotated[Path, typer.Option("--tasks", help="Task file (JSON, JSONL or YAML).")],
+    out_file: Annotated[Path, typer.Option("--out", help="Where to write the tasks with key points.")],
+    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Store caching the model's replies.")] = None,
+) -> None:
+    """Generate key points once for every task that has none, and write the tasks out (JSONL)."""
+    from mcptrials.judges.apply import judges_from_spec
+    from mcptrials.judges.keypoints import generate_key_points
+    from mcptrials.store.db import Store
+    from mcptrials.tasks.loader import load_tasks
+
+    with _user_errors():
+        loaded = load_tasks(tasks)
+        judge_model = judges_from_spec(model, Store(db) if db else None, "keypoints", 1, base_url)[0]
+
+    async def fill() -> list[str]:
+        failed = []
+        for i, task in enumerate(loaded):
+            if task.key_points:
+                continue
+            points = await generate_key_points(judge_model, task)
+            if points is None:
+                failed.append(task.id)
+            else:
+                loaded[i] = task.model_copy(update={"key_points": points})
+        return failed
+
+    with _user_errors():
+        failed = anyio.run(fill)
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text("".join(t.model_dump_json(exclude_none=True) + "\n" for t in loaded), encoding="utf-8")
+    done = sum(bool(t.key_points) for t in loaded)
+    err.print(f"{done}/{len(loaded)} task(s) have key points -> {out_file}"
+              + (f"; no usable reply for {', '.join(failed)}" if failed else ""))
     raise typer.Exit(1 if failed else 0)
 
 

@@ -68,6 +68,42 @@ def _print_infra(report: dict[str, Any], console: Console) -> None:
     console.print(table)
 
 
+def _print_judges(report: dict[str, Any], console: Console) -> None:
+    judges = report.get("judges") or {}
+    if not judges:
+        return
+    tiers = Table(title="Tier-1 vs Tier-1+2 (the Tier-2 judge may upgrade failed effect, value and state checkpoints)",
+                  title_justify="left")
+    for col in ("model", "agent", "episodes", "Tier-1 pass", "Tier-1+2 pass", "judged", "overturned",
+                "judge errors"):
+        tiers.add_column(col, justify="left" if col in {"model", "agent"} else "right")
+    for r in judges["tier1_vs_tier1_2"]:
+        tiers.add_row(r["model"], r["agent"], str(r["episodes"]), _pct(r["tier1_pass_rate"]),
+                      _pct(r["tier1_2_pass_rate"]), str(r["tier2_judged"]), str(r["tier2_overturned"]),
+                      str(r["tier2_judge_errors"]))
+    console.print(tiers)
+    usage = Table(title="Judges: model, calls and cost", title_justify="left")
+    for col in ("judge", "judge model", "scores", "judge errors", "requests", "cached", "tokens", "cost $"):
+        usage.add_column(col, justify="left" if col in {"judge", "judge model"} else "right")
+    for u in judges["usage"]:
+        usage.add_row(u["judge"], ", ".join(u["judge_models"]), str(u["scores"]), str(u["judge_errors"]),
+                      str(u["requests"]), str(u["cached"]), f"{u['prompt_tokens'] + u['completion_tokens']:,}",
+                      f"{u['cost_usd']:.4f}")
+    console.print(usage)
+    for r in judges.get("rubric", []):
+        dims = ", ".join(f"{k} {v}" for k, v in r.items() if k not in {"model", "agent", "episodes"})
+        console.print(f"Rubric means ({r['model']} / {r['agent']}, {r['episodes']} episodes): {dims}")
+    for r in judges.get("keypoints", []):
+        console.print(f"Key-point judge ({r['model']} / {r['agent']}): pass rate {_pct(r['pass_rate'])} "
+                      f"over {r['episodes']} episodes")
+    for r in judges.get("tf_ecs", []):
+        console.print(f"ECS on judged task fulfilment 1-10 ({r['model']} / {r['agent']}, {r['tasks']} tasks): "
+                      f"{_num(r['ecs_tf_1_10'])}; on the checkpoint fraction: {_num(r['ecs_checkpoint_fraction'])}")
+    for model, counts in judges["error_types"]["per_model"].items():
+        console.print(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(),
+                                                                                         key=lambda x: -x[1])))
+
+
 def print_tables(report: dict[str, Any], console: Console) -> None:
     """The summary and breakdowns as terminal tables."""
     if not report["summary"]:
@@ -89,6 +125,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                       f"{r['cost_usd']:.4f}")
     console.print(table)
     console.print(usage)
+    _print_judges(report, console)
     _print_per_version(report, console)
     _print_infra(report, console)
     dims = sorted({b["dimension"] for b in report["breakdown"]})

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from mcptrials.judges.summary import episode_judgments, judge_section
 from mcptrials.model import Episode, Score, Task
 from mcptrials.report.evolution import evolution_summary
 from mcptrials.scoring.stats import pass_rates, wilson_interval
@@ -41,6 +42,7 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "cost_usd": round(episode.usage.cost_usd, 6),
         "duration_s": round(episode.duration_s, 3),
         **{m: (rules.values.get(m) if rules else None) for m in RULE_METRICS},
+        "judges": episode_judgments(scores),
     }
 
 
@@ -116,6 +118,7 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
     pass^k is computed per (task, version); ``lineages`` (default: the bundled ones) tells the
     evolution section which operators touched which task.
     """
+    episodes = list(episodes)
     rows = [episode_row(e, scores.get(e.id, {})) for e in episodes]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -155,7 +158,8 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
         if found is not None:
             evolution.append({"model": model, "agent": agent, **found})
     return {"summary": summary, "per_version": per_version, "breakdown": breakdown,
-            "infra_unresolved": unresolved, "evolution": evolution, "episodes": rows}
+            "infra_unresolved": unresolved, "evolution": evolution, "judges": judge_section(episodes, scores, tasks),
+            "episodes": rows}
 
 
 def report_from_store(store: Store, k: int | None = None, lineages: Lineages | None = None) -> dict[str, Any]:

@@ -55,6 +55,8 @@ class RunPlan:
     limits: Limits = field(default_factory=Limits)
     version: str = "v0"
     max_cost: float | None = None
+    judges: list[Any] = field(default_factory=list)
+    """Judges (``mcptrials.judges``) run on each episode after Tier-1 (``run --judge``)."""
 
     @property
     def model_spec(self) -> str:
@@ -204,6 +206,12 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
                 return
             spent[0] += episode.usage.cost_usd
             scores = score_episode(task, episode, offered)
+            if plan.judges and episode.infra_error is None:
+                from mcptrials.judges.apply import judge_episode
+
+                judged = await judge_episode(plan.judges, task, episode, scores[0], offered)
+                spent[0] += sum(s.values.get("judge_cost_usd", 0.0) for s in judged)
+                scores += judged
             store.save_tools(offered.values())
             store.save_episode(episode, scores)
             effects = scores[0]

@@ -80,6 +80,15 @@ scores = Table(
     Column("value", Float),
     Column("data", Text, nullable=False),
 )
+judgments = Table(
+    "judgments", metadata,
+    Column("judge", String, primary_key=True),
+    Column("version", String, primary_key=True),
+    Column("prompt_hash", String, primary_key=True),
+    Column("created_at", String, nullable=False),
+    Column("data", Text, nullable=False),
+)
+"""Model judgments keyed by (judge, version, prompt hash): a re-run or re-score never asks again."""
 
 
 def _now() -> str:
@@ -205,6 +214,30 @@ class Store:
                              .values(outcome=outcome_of(episode, effects)))
                 count += 1
         return count
+
+    def put_scores(self, items: Iterable[Score]) -> int:
+        """Store (replace) scores of stored episodes without touching their outcome (judged scores)."""
+        count = 0
+        with self.engine.begin() as conn:
+            for score in items:
+                self._put_score(conn, score)
+                count += 1
+        return count
+
+    def put_judgment(self, judge: str, version: str, prompt_hash: str, data: dict[str, Any]) -> None:
+        """Keep one model judgment; the first stored for a key wins."""
+        with self.engine.begin() as conn:
+            conn.execute(self._insert_ignore(judgments, [{
+                "judge": judge, "version": version, "prompt_hash": prompt_hash, "created_at": _now(),
+                "data": json.dumps(data, default=str)}], ["judge", "version", "prompt_hash"]))
+
+    def get_judgment(self, judge: str, version: str, prompt_hash: str) -> dict[str, Any] | None:
+        """A stored judgment, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(judgments.c.data).where(
+                (judgments.c.judge == judge) & (judgments.c.version == version)
+                & (judgments.c.prompt_hash == prompt_hash))).first()
+        return None if row is None else dict(json.loads(row[0]))
 
     # -- reading -----------------------------------------------------------------------
 

@@ -1,0 +1,117 @@
+"""Tier-2 effect-equivalence judge (DynamicMCPBench §3.4).
+
+Runs only on episodes that failed Tier-1 on a ``tool_effect``, ``value_produced`` or ``state``
+checkpoint, and never on one that stepped on a minefield or broke the partial order (those
+stay failed whatever a judge thinks). Each failed checkpoint is shown to the judge on its own
+with the trajectory; the judge may upgrade it when the same effect was brought about another
+way. The episode passes Tier-1+2 when every failed checkpoint is upgraded.
+
+The final answer is shown only for a value checkpoint that reads the final message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcptrials.judges.base import (
+    SCORER_PREFIX,
+    Answer,
+    JudgeModel,
+    MalformedReply,
+    as_bool,
+    error_score,
+    judge_usage_detail,
+    register,
+    render,
+)
+from mcptrials.judges.render import (
+    checkpoint_text,
+    final_answer_text,
+    state_text,
+    tool_names,
+    tools_text,
+    trajectory_text,
+)
+from mcptrials.model import CheckpointResult, Episode, Score, StateCheckpoint, Task, ToolInfo, ValueCheckpoint
+
+NAME = "tier2"
+VERSION = "1"
+JUDGEABLE = frozenset({"missing_effect", "wrong_arguments", "missing_value", "wrong_state"})
+"""Tier-1 checkpoint failures a judge may overturn."""
+NEVER = frozenset({"minefield", "order_violation"})
+
+
+def _validate(data: dict[str, Any]) -> dict[str, Any]:
+    if "achieved" not in data:
+        raise MalformedReply("the key 'achieved' is missing")
+    steps = data.get("evidence_steps") or []
+    if not isinstance(steps, list):
+        steps = [steps]
+    return {"achieved": as_bool(data["achieved"], "achieved"), "evidence_steps": steps,
+            "reason": str(data.get("reason", ""))[:1000]}
+
+
+def applies(tier1: Score, episode: Episode) -> list[CheckpointResult]:
+    """The failed checkpoints Tier-2 may judge (empty: the judge does not run)."""
+    if tier1.passed or tier1.passed is None or episode.infra_error is not None:
+        return []
+    if NEVER.intersection(tier1.failure_codes):
+        return []
+    return [r for r in tier1.checkpoints if not r.passed and r.failure in JUDGEABLE]
+
+
+class Tier2Judge:
+    """Decides, per failed checkpoint, whether the effect was achieved another way."""
+
+    name = NAME
+    version = VERSION
+
+    def __init__(self, model: JudgeModel) -> None:
+        self.model = model
+
+    async def judge(self, task: Task, episode: Episode, tier1: Score,
+                    tools: Mapping[str, ToolInfo] | None = None) -> Score | None:
+        failed = applies(tier1, episode)
+        if not failed:
+            return None
+        system = render("tier2_system.txt")
+        trajectory = trajectory_text(episode)
+        offered = tools_text(tool_names(episode, tools), tools)
+        answers: list[Answer] = []
+        results: list[CheckpointResult] = []
+        for result in failed:
+            cp = next(c for c in task.spec.checkpoints if c.id == result.id)
+            extra = ""
+            if isinstance(cp, ValueCheckpoint) and cp.source in {"final_message", "any"}:
+                extra = f"\n## The agent's final answer (this checkpoint reads it)\n{final_answer_text(episode)}\n"
+            elif isinstance(cp, StateCheckpoint):
+                extra = f"\n## The sandbox after the agent stopped\n{state_text(episode)}\n"
+            user = render("tier2_user.txt", prompt=task.prompt, checkpoint=checkpoint_text(task, cp.id, result),
+                          tools=offered, trajectory=trajectory, extra=extra)
+            answer = await self.model.ask(self.name, self.version, system, user, _validate)
+            answers.append(answer)
+            if not answer.ok:
+                return error_score(self.name, self.version, episode, self.model, answers,
+                                   f"checkpoint {cp.id}: {answer.error}")
+            data = answer.data or {}
+            results.append(CheckpointResult(id=cp.id, passed=data["achieved"], failure=None if data["achieved"]
+                                            else result.failure, detail=f"judge: {data['reason']}"))
+        upgraded = sum(r.passed for r in results)
+        passed = upgraded == len(results)
+        values, detail = judge_usage_detail(self.model, answers)
+        met = sum(r.passed for r in tier1.checkpoints) + upgraded
+        return Score(
+            episode_id=episode.id, scorer=SCORER_PREFIX + self.name, scorer_version=self.version, passed=passed,
+            value=met / max(1, len(tier1.checkpoints)),
+            values={**values, "checkpoints_judged": float(len(results)), "checkpoints_upgraded": float(upgraded),
+                    "overturned": float(passed)},
+            checkpoints=results, failure_codes=[] if passed else sorted({r.failure for r in results if r.failure}),
+            detail={**detail, "tier1_passed": False, "judgments": [a.data for a in answers]},
+        )
+
+
+@register(NAME)
+def tier2_judge(model: JudgeModel) -> Tier2Judge:
+    """The Tier-2 effect-equivalence judge on ``model``."""
+    return Tier2Judge(model)
