@@ -223,9 +223,12 @@ class ToolEffectCheckpoint(_Model):
 
 
 class _TextChecks(_Model):
-    """Checks on a text: normalised values present, label-bound facts, values that must be absent."""
+    """Checks on a text: normalised values present, label-bound facts, values that must be absent.
 
-    contains: list[Scalar] = Field(default_factory=list)
+    A ``contains`` item that is a list is met by any of its values (``[invite, invitation]``).
+    """
+
+    contains: list[Scalar | list[Scalar]] = Field(default_factory=list)
     mode: Literal["all", "any"] = "all"
     facts: list[Fact] = Field(default_factory=list)
     absent: list[Scalar] = Field(default_factory=list)

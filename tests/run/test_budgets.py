@@ -52,5 +52,27 @@ async def test_identical_calls_turn_after_turn_end_the_episode(example_specs, ex
     await execute(plan, store)
     episode = next(store.episodes())
     assert episode.termination == "agent_error" and "3 turns in a row" in (episode.agent_error or "")
-    assert len(episode.model_turns) == 3 and len(episode.tool_calls) == 2
+    assert len(episode.model_turns) == 3 and len(episode.tool_calls) == 3
     assert "agent_error" in next(iter(store.scores().values()))["effects"].failure_codes
+
+
+async def test_the_same_call_with_a_new_result_each_turn_is_progress(tmp_path) -> None:
+    """Adding the same task three times gives three new ids: not a loop, unlike re-reading the same list."""
+    from mcptrials.bundled.world import bundled_servers
+    from mcptrials.model import Task
+    from mcptrials.models.scripted import Script, ScriptedModel
+
+    task = Task.model_validate({"id": "adds", "prompt": "Add 'pack' three times.", "servers": ["mdtasks"],
+                                "fixtures": {"files": {"tasks.md": "# My tasks\n"}},
+                                "spec": {"checkpoints": [{"id": "a", "kind": "tool_effect",
+                                                          "tools": ["mdtasks__add_task"]}]}})
+    for tool, args, stuck in (("mdtasks__add_task", {"text": "pack"}, False), ("mdtasks__list_tasks", {}, True)):
+        turn = {"tool_calls": [{"name": tool, "arguments": args}]}
+        model = ScriptedModel(source="loop", script=Script.model_validate({"default": [turn] * 4 + [{"text": "ok"}]}))
+        plan = RunPlan(servers=bundled_servers(), tasks=[task], model=model,
+                       agent=ReactAgent(max_turns=10, max_repeats=3))
+        store = Store(tmp_path / f"{tool}.db")
+        await execute(plan, store)
+        episode = next(store.episodes())
+        assert (episode.termination == "agent_error") is stuck, (tool, episode.termination)
+        assert len(episode.tool_calls) == (3 if stuck else 4)

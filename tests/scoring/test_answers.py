@@ -182,3 +182,13 @@ def test_table_columns_label_their_cells() -> None:
 def test_underscores_separate_words() -> None:
     assert states("relation owns_data_model_of", "owns")
     assert states("relation owns data model of", "owns_data_model_of")
+
+
+def test_contains_items_may_list_alternatives_and_words_take_plurals() -> None:
+    from mcptrials.model import ValueCheckpoint
+    from mcptrials.scoring.answers import text_problems
+
+    cp = ValueCheckpoint(id="a", contains=[["invite", "invitation"], "venue", "G3"])
+    assert text_problems(cp, "Send the invitations and book the venue for G3.") == []
+    assert text_problems(cp, "Send invites, book venues, take G3") == []
+    assert text_problems(cp, "Send invites and book the venue for G31.") == ["missing ['G3']"]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, time
 
-from mcptrials.model import Fact, Scalar
+from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
 
 # --------------------------------------------------------------------------- text
 
@@ -221,11 +221,11 @@ _NUMERIC = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 
 
 def _bounded(text: str, needle: str) -> Iterable[Mention]:
-    """Occurrences of ``needle`` in ``text`` that do not cut a word in two."""
+    """Occurrences of ``needle`` in ``text`` that do not cut a word in two ("invite" also finds "invites")."""
     if not needle:
         return
     left = r"(?<![\w])" if needle[0].isalnum() else ""
-    right = r"(?![\w])" if needle[-1].isalnum() else ""
+    right = (r"(?:s|es)?(?![\w])" if needle[-1].isalpha() else r"(?![\w])") if needle[-1].isalnum() else ""
     for m in re.finditer(left + re.escape(needle) + right, text):
         yield Mention(m.start(), m.end())
 
@@ -465,3 +465,20 @@ def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True)
     return [v for v in values if find_in_normalised(norm, v, fold=fold)]
 
 
+
+
+def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str) -> list[str]:
+    """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
+
+    ``contains`` values are found normalised and on word boundaries ("G3" is not in "G31").
+    """
+    fold = checks.case == "insensitive"
+    found = [v for v in checks.contains if states(text, v, fold=fold)]  # a list item: any of its values
+    problems = []
+    if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
+        problems.append(f"missing {[v for v in checks.contains if v not in found]}")
+    problems += [v.detail for v in check_facts(text, checks.facts) if not v.stated]
+    claimed = absent_violations(text, checks.absent)
+    if claimed:
+        problems.append(f"states {claimed}, which must not be claimed")
+    return problems

@@ -28,7 +28,7 @@ from mcptrials.model import (
     ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.answers import absent_violations, check_facts, normalise_text, states
+from mcptrials.scoring.answers import absent_violations, text_problems
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
 from mcptrials.scoring.state import check_state
 
@@ -70,21 +70,6 @@ def effect_steps(cp: ToolEffectCheckpoint, episode: Episode, tools: Mapping[str,
     return _check_effect(cp, _successful(episode, tools))[1]
 
 
-def _text_problems(cp: ValueCheckpoint | StateCheckpoint, text: str) -> list[str]:
-    """What a text fails of a checkpoint's contains/facts/absent (empty when it holds)."""
-    fold = cp.case == "insensitive"
-    found = [v for v in cp.contains if normalise_text(str(v), fold=fold) in normalise_text(text, fold=fold)
-             or states(text, v, fold=fold)]
-    problems = []
-    if cp.contains and (len(found) < len(cp.contains) if cp.mode == "all" else not found):
-        problems.append(f"missing {[str(v) for v in cp.contains if v not in found]}")
-    problems += [v.detail for v in check_facts(text, cp.facts) if not v.stated]
-    claimed = absent_violations(text, cp.absent)
-    if claimed:
-        problems.append(f"states {claimed}, which must not be claimed")
-    return problems
-
-
 def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[CheckpointResult, list[int]]:
     haystacks: list[tuple[int, str]] = []
     if cp.source in {"tool_result", "any"}:
@@ -97,16 +82,16 @@ def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[C
             return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                                     detail=f"states {claimed}, which must not be claimed"), []
     positive = cp.model_copy(update={"absent": []})
-    met = [index for index, text in haystacks if not _text_problems(positive, text)]
+    met = [index for index, text in haystacks if not text_problems(positive, text)]
     if not met and len(haystacks) > 1 and cp.source == "tool_result" and not cp.facts:
         # values spread over several results: all seen by the last of them
         seen = "\n".join(text for _, text in haystacks)
-        if not _text_problems(positive, seen):
+        if not text_problems(positive, seen):
             met = [haystacks[-1][0]]
     if met:
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0], detail=f"found by step {met[0]}"), met
     where = {"final_message": "the final answer", "tool_result": "any tool result", "any": "any result or answer"}
-    problems = _text_problems(positive, haystacks[-1][1]) if haystacks else ["nothing to read"]
+    problems = text_problems(positive, haystacks[-1][1]) if haystacks else ["nothing to read"]
     return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                             detail=f"not in {where[cp.source]}: {'; '.join(problems)}"), []
 

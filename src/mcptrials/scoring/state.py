@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptrials.model import CheckpointResult, StateCheckpoint, Task
-from mcptrials.scoring.answers import absent_violations, check_facts, normalise_text, states
+from mcptrials.scoring.answers import text_problems
 from mcptrials.scoring.matchers import matches, values_equal
 
 MAX_FILE_TEXT = 256_000
@@ -194,14 +194,7 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointR
         text = snapshot["files"][cp.path].get("text")
         if text is None:
             return verdict(False, f"{cp.path} is too large or not text")
-        missing = [str(v) for v in cp.contains if not (
-            normalise_text(str(v), fold=cp.case == "insensitive") in normalise_text(text, fold=cp.case == "insensitive")
-            or states(text, v, fold=cp.case == "insensitive"))]
-        if cp.mode == "any" and cp.contains and len(missing) < len(cp.contains):
-            missing = []
-        wrong = [v.detail for v in check_facts(text, cp.facts) if not v.stated]
-        claimed = absent_violations(text, cp.absent)
-        problems = ([f"missing {missing}"] if missing else []) + wrong + ([f"states {claimed}"] if claimed else [])
+        problems = text_problems(cp, text)
         return verdict(not problems, "; ".join(problems) or f"{cp.path} holds what it must")
     if fmt == "sqlite" and cp.rows is not None:
         result = snapshot.get("queries", {}).get(_query_key(cp.path, cp.query or ""))

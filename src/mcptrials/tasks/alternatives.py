@@ -125,7 +125,11 @@ def bundled_alternatives() -> list[Alternative]:
 
 
 def rewrite_for_version(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[list[PlannedCall]]:
-    """Calls written for v0, in the interface of an evolved version (a call of a removed tool stays as written)."""
+    """Calls written for v0, in the interface of an evolved version.
+
+    A call that the version cannot make as it was meant (its tool is gone, or a value it gives is
+    one the tool now fixes otherwise) stays as written, so a wrong trajectory never turns right.
+    """
     out = []
     for turn in calls:
         new_turn = []
@@ -140,7 +144,7 @@ def rewrite_for_version(calls: list[list[PlannedCall]], chains: Mapping[str, Pla
                 new_turn.append(call)
                 continue
             try:
-                tool, args = rewrite_call(chain, call.tool, call.args)
+                tool, args = rewrite_call(chain, call.tool, call.args, faithful=True)
             except ToolRemovedError:
                 new_turn.append(call)
                 continue
