@@ -1,12 +1,13 @@
 """Does a task's spec discriminate? Drop a necessary step, or change a checked argument: it must fail.
 
 A step is *necessary* when the task cannot be completed without it: it is the only reference
-call meeting some tool-effect checkpoint, or leaving it out changes the resulting state of
-the sandbox. A discovery call whose result the agent could know or get elsewhere is not
-necessary, and a spec need not notice it missing. A *checked* argument is one a tool-effect
-checkpoint constrains, or, for a write no such checkpoint constrains, one whose value carries
-something the spec's state checks name (a fact of a mail body, say) and whose change alters
-the resulting state. A free-text field the spec says nothing about (a subject line) is not.
+call meeting some tool-effect checkpoint, or leaving it out changes the resulting state the
+spec reads (any state, when the spec reads none). A discovery call whose result the agent
+could know or get elsewhere is not necessary, nor is its side effect on state the spec does
+not check (a read flag). A *checked* argument is one a tool-effect checkpoint constrains, or,
+for a write, one whose change alters state the spec reads and that the checks are about: a
+record field they match on, or a value they name (a fact of a mail body, say). A free-text
+field the spec says nothing about (a subject line) is not.
 
 Each mutation is first scored on the recorded reference trajectory (sound for tool-effect
 verdicts, which depend only on a call's arguments and success); a mutation not caught there
@@ -32,6 +33,7 @@ from mcptrials.model import (
 )
 from mcptrials.scoring.answers import normalise_text, states
 from mcptrials.scoring.effects import effect_steps, score_effects
+from mcptrials.tasks.stats import is_write_tool
 
 
 @dataclass(frozen=True)
@@ -136,16 +138,22 @@ def mutate_trajectory(episode: Episode, mutation: Mutation) -> Episode:
     return episode.model_copy(update={"steps": steps})
 
 
-def sole_meeters(task: Task, reference: Episode, tools: Mapping[str, ToolInfo] | None) -> set[int]:
-    """Reference steps (plan positions) that alone meet some tool-effect checkpoint."""
+def sole_meeters(task: Task, reference: Episode,
+                 tools: Mapping[str, ToolInfo] | None) -> dict[int, list[ToolEffectCheckpoint]]:
+    """Reference steps (plan positions) that alone meet tool-effect checkpoints, with those checkpoints."""
     position = {call.index: i for i, call in enumerate(reference.tool_calls)}
-    sole: set[int] = set()
+    sole: dict[int, list[ToolEffectCheckpoint]] = {}
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint):
             steps = effect_steps(cp, reference, tools)
             if len(steps) == 1:
-                sole.add(position[steps[0]])
+                sole.setdefault(position[steps[0]], []).append(cp)
     return sole
+
+
+def _constrained_by(checkpoints: list[ToolEffectCheckpoint], tool: str) -> set[str]:
+    return {key for cp in checkpoints for m in cp.all_members() if m.tool == tool
+            for key in [*m.must_include, *m.must_match]}
 
 
 def state_values(task: Task) -> list[Any]:
@@ -182,12 +190,36 @@ def _names_spec_value(argument: Any, values: list[Any]) -> bool:
     return any(states(text, v) or normalise_text(str(v)) in normalise_text(text) for v in values)
 
 
-def same_state(a: Episode, b: Episode) -> bool:
-    """Whether two episodes left the sandbox in the same state (file hashes and query results)."""
-    def digest(e: Episode) -> Any:
-        files = {path: entry.get("sha256") for path, entry in e.state.get("files", {}).items()}
-        return files, e.state.get("queries", {})
-    return bool(digest(a) == digest(b))
+def changed_paths(a: Episode, b: Episode) -> set[str]:
+    """Sandbox files two episodes left differently (by content hash, or by a captured query's result)."""
+    files_a = {path: entry.get("sha256") for path, entry in a.state.get("files", {}).items()}
+    files_b = {path: entry.get("sha256") for path, entry in b.state.get("files", {}).items()}
+    changed = {path for path in files_a.keys() | files_b.keys() if files_a.get(path) != files_b.get(path)}
+    queries_a, queries_b = a.state.get("queries", {}), b.state.get("queries", {})
+    changed |= {key.split("\n", 1)[0] for key in queries_a.keys() | queries_b.keys()
+                if queries_a.get(key) != queries_b.get(key)}
+    return changed
+
+
+def _state_matters(task: Task, tool: str, changed: set[str], key: str | None, value: Any,
+                   expected: list[Any]) -> bool:
+    """Whether a change of the resulting state is one the spec ought to notice.
+
+    Without state checkpoints, any change by a write (by its name: send, create, delete, ...)
+    counts, not a read's side effect such as a read flag. With them, only changes to files they read
+    count, and for a changed argument only one the checks are about: a record field they match
+    on, or (for text and SQL checks) a value they name.
+    """
+    states_cps = [cp for cp in task.spec.checkpoints if isinstance(cp, StateCheckpoint)]
+    if not states_cps:  # a spec that reads no state must still notice a write go missing or go wrong
+        return bool(changed) and is_write_tool(tool)
+    reading = [cp for cp in states_cps if cp.path in changed]
+    if not reading:
+        return False
+    if key is None:
+        return True
+    fields = {name.split(".")[0].split("[")[0] for cp in reading for name in [*cp.match, *cp.where]}
+    return key in fields if fields else _names_spec_value(value, expected)
 
 
 Rerun = Callable[[Task], Awaitable[tuple[Episode, Mapping[str, ToolInfo]]]]
@@ -202,15 +234,16 @@ async def discrimination(task: Task, reference: Episode, rerun: Rerun | None = N
     for mutation in mutations(task):
         caught = not score_effects(task, mutate_trajectory(reference, mutation), tools).passed
         matters = mutation.step in necessary if mutation.kind == "drop" else \
-            mutation.key in constrained_arguments(task, mutation.tool)
-        named = mutation.kind == "drop" or _names_spec_value(task.reference[mutation.step].args.get(
-            mutation.key or ""), expected)
+            mutation.key in _constrained_by(necessary.get(mutation.step, []), mutation.tool)
         if not caught and rerun is not None:
             result.rerun += 1
             mutated = task.model_copy(update={"reference": mutate_plan(list(task.reference), mutation)})
             episode, offered = await rerun(mutated)
             caught = episode.infra_error is None and not score_effects(task, episode, offered).passed
-            matters = matters or (named and episode.infra_error is None and not same_state(reference, episode))
+            if episode.infra_error is None and not matters:
+                value = task.reference[mutation.step].args.get(mutation.key) if mutation.key else None
+                matters = _state_matters(task, mutation.tool, changed_paths(reference, episode), mutation.key,
+                                         value, expected)
         if not caught and not matters:
             result.optional.append(str(mutation))
             continue

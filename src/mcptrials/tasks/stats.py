@@ -13,6 +13,12 @@ _WRITE = re.compile(r"^(write|create|add|update|edit|delete|remove|send|complete
                     r"archive|insert|set|append|reset|store|download|rename|import)(_|$)")
 
 
+def is_write_tool(qualified: str) -> bool:
+    """Whether a tool's name says it changes state (send, create, update, delete, book, ...)."""
+    tool = qualified.split("__", 1)[-1]
+    return bool(_WRITE.match(tool)) or tool == "write_query"
+
+
 def servers_used(task: Task) -> set[str]:
     """The servers the reference plan actually calls (a task may list more, e.g. decoys)."""
     return {split_qualified(step.tool)[0] for step in task.reference}
@@ -24,7 +30,7 @@ def changes_state(task: Task, servers: Mapping[str, ServerSpec]) -> bool:
         server, tool = split_qualified(step.tool)
         if servers.get(server) is None or servers[server].dynamism != "stateful_write":
             continue
-        if _WRITE.match(tool) or (tool == "write_query"):
+        if is_write_tool(tool):
             return True
     return False
 
