@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcptrials.judges.base import (
@@ -47,14 +48,13 @@ def _validator(n_points: int) -> Any:
     return validate
 
 
+@dataclass
 class KeyPointJudge:
     """Passes an episode when the judge finds every key point met."""
 
-    name = NAME
-    version = VERSION
-
-    def __init__(self, model: JudgeModel) -> None:
-        self.model = model
+    model: JudgeModel
+    name: str = field(default=NAME, init=False)
+    version: str = field(default=VERSION, init=False)
 
     async def judge(self, task: Task, episode: Episode, tier1: Score,
                     tools: Mapping[str, ToolInfo] | None = None) -> Score | None:

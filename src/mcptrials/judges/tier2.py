@@ -12,6 +12,7 @@ The final answer is shown only for a value checkpoint that reads the final messa
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcptrials.judges.base import (
@@ -61,14 +62,13 @@ def applies(tier1: Score, episode: Episode) -> list[CheckpointResult]:
     return [r for r in tier1.checkpoints if not r.passed and r.failure in JUDGEABLE]
 
 
+@dataclass
 class Tier2Judge:
     """Decides, per failed checkpoint, whether the effect was achieved another way."""
 
-    name = NAME
-    version = VERSION
-
-    def __init__(self, model: JudgeModel) -> None:
-        self.model = model
+    model: JudgeModel
+    name: str = field(default=NAME, init=False)
+    version: str = field(default=VERSION, init=False)
 
     async def judge(self, task: Task, episode: Episode, tier1: Score,
                     tools: Mapping[str, ToolInfo] | None = None) -> Score | None:
