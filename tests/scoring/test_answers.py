@@ -76,7 +76,9 @@ def test_text_values_are_case_accent_and_word_bound() -> None:
     assert states("Café Zürich", "cafe zurich")
     assert states("invoice INV-2291 is overdue", "inv-2291")
     assert not states("invoice INV-22910", "INV-2291")
-    assert not states("Grace Okafor's team", "race")
+    assert not states("Grace Okafor's team", "race")      # a value starts a word
+    assert states("expect a rainy, foggy morning", "rain") and states("foggy", "fog")  # stems
+    assert not states("Apple", "A") and not states("up 20%", "0%")
 
 
 MODELS = [Fact(label="model A", value=12), Fact(label="model B", value=40)]
@@ -192,3 +194,4 @@ def test_contains_items_may_list_alternatives_and_words_take_plurals() -> None:
     assert text_problems(cp, "Send the invitations and book the venue for G3.") == []
     assert text_problems(cp, "Send invites, book venues, take G3") == []
     assert text_problems(cp, "Send invites and book the venue for G31.") == ["missing ['G3']"]
+    assert text_problems(cp, "Send invites and book the revenue for G3.") == ["missing ['venue']"]

@@ -221,11 +221,17 @@ _NUMERIC = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 
 
 def _bounded(text: str, needle: str) -> Iterable[Mention]:
-    """Occurrences of ``needle`` in ``text`` that do not cut a word in two ("invite" also finds "invites")."""
+    """Occurrences of ``needle`` at the start of a word of ``text``.
+
+    A needle of three or more letters may end inside a word, as a stem ("rain" finds "rainy",
+    "reliab" finds "reliable"); one ending in a digit or shorter must end with the word ("G3" is
+    not in "G31", "A" not in "Apple").
+    """
     if not needle:
         return
     left = r"(?<![\w])" if needle[0].isalnum() else ""
-    right = (r"(?:s|es)?(?![\w])" if needle[-1].isalpha() else r"(?![\w])") if needle[-1].isalnum() else ""
+    stem = needle[-1].isalpha() and len(needle) >= 3
+    right = "" if stem or not needle[-1].isalnum() else r"(?![\w])"
     for m in re.finditer(left + re.escape(needle) + right, text):
         yield Mention(m.start(), m.end())
 
