@@ -414,6 +414,10 @@ def agree(
             if scratch is not None:
                 scratch.cleanup()
     table["labels_file"] = str(labels or SHIPPED_LABELS)
+    if not table["labels"]:
+        err.print(f"[red]error:[/red] none of the {len(table['unmatched'])} labels matches an episode and task at"
+                  " hand: give the labelled episodes with --episodes FILE or --db", highlight=False)
+        raise typer.Exit(2)
     if fmt == "json":
         sys.stdout.write(json.dumps(table, indent=2) + "\n")
         return

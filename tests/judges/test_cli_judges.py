@@ -116,3 +116,10 @@ def test_tasks_keypoints_generates_missing_ones_once(tmp_path, judge_endpoint) -
     written = {t.id: t for t in load_tasks(out)}
     assert written["fin-001"].key_points == ["States the actual EPS", "States the expected EPS"]
     assert written["fin-003"].key_points == kept.key_points
+
+
+def test_agree_refuses_labels_that_match_no_episode(tmp_path) -> None:
+    labels = tmp_path / "mine.jsonl"
+    labels.write_text(json.dumps({"episode_id": "nowhere", "passed": True, "labeller": "me"}) + "\n")
+    result = CliRunner().invoke(app, ["agree", "--labels", str(labels)])
+    assert result.exit_code == 2 and "none of the 1 labels matches" in result.output
