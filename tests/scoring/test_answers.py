@@ -195,3 +195,10 @@ def test_contains_items_may_list_alternatives_and_words_take_plurals() -> None:
     assert text_problems(cp, "Send invites, book venues, take G3") == []
     assert text_problems(cp, "Send invites and book the venue for G31.") == ["missing ['G3']"]
     assert text_problems(cp, "Send invites and book the revenue for G3.") == ["missing ['venue']"]
+
+
+def test_one_value_after_several_labels_binds_to_all() -> None:
+    tie = [Fact(label="Beijing", value=58), Fact(label="Chengdu", value=58)]
+    assert all(v.stated for v in check_facts("Beijing and Chengdu are tied at 58.", tie))
+    assert not all(v.stated for v in check_facts("Beijing and Chengdu scored 40.", MODELS + tie))
+    assert not check_facts("model A and model B scored 40", MODELS)[0].stated  # A's value is 12
