@@ -10,9 +10,12 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from mcptrials.bundled.world import bundled_servers, bundled_tasks
+from mcptrials.bundled.world import LINEAGES_DIR, bundled_servers, bundled_tasks
 from mcptrials.cli import app
+from mcptrials.evolve.versions import Lineages, versioned_world
+from mcptrials.model import ToolEffectCheckpoint, ValueCheckpoint
 from mcptrials.servers.toolbox import open_toolbox
+from mcptrials.tasks.alternatives import ACCEPT_CLASSES, REJECT_CLASSES, bundled_alternatives, coverage_gaps, play
 from mcptrials.tasks.check import check_references
 
 CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
@@ -46,7 +49,10 @@ def test_tasks_name_only_real_tools_and_prompts_name_none() -> None:
     for task in bundled_tasks():
         named = {step.tool for step in task.reference}
         for cp in task.spec.checkpoints:
-            named |= set(cp.tools)
+            if isinstance(cp, ToolEffectCheckpoint):
+                named |= set(cp.tool_names)
+            elif isinstance(cp, ValueCheckpoint):
+                named |= set(cp.tools)
         for mine in task.spec.minefields:
             named |= set(mine.tools)
         assert named <= known, (task.id, sorted(named - known))
@@ -63,6 +69,28 @@ def test_every_reference_passes_discriminates_and_repeats() -> None:
     assert all(d is not None for d in graded)
     missed = {d.task_id: d.missed for d in graded if d is not None and d.missed}
     assert missed == {}
+
+
+def test_every_information_task_checks_its_answer_and_every_write_its_state() -> None:
+    counts = cli_json("tasks", "list")
+    assert counts["with_reference_answer"] == counts["tasks"]
+    assert counts["neither_answer_nor_state"] == 0, counts["neither_ids"]
+    assert counts["state_checked"] >= counts["state_changing"] * 0.8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["v0", "v1", "v2", "v3", "v4", "v5"])
+def test_alternatives_corpus_is_judged_right(version: str) -> None:
+    """Every correct alternative passes and every plausible wrong trajectory fails, on every version."""
+    tasks, corpus = bundled_tasks(), bundled_alternatives()
+    assert coverage_gaps(tasks, corpus) == {"accept": [], "reject": []}
+    classes = [c for alt in corpus for c in alt.classes]
+    assert all(classes.count(c) >= 15 for c in (*ACCEPT_CLASSES, *REJECT_CLASSES))
+    lineages = Lineages(LINEAGES_DIR)
+    servers, v_tasks = versioned_world(bundled_servers(), tasks, lineages, version)
+    results = anyio.run(play, servers, v_tasks, corpus, version, lineages.chains_at(version))
+    assert len(results) == len(corpus)
+    assert [(r.task_id, r.alt_id, r.detail) for r in results if not r.right] == []
 
 
 async def test_clock_follows_the_frozen_time_over_stdio(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
-"""Small-matrix linear algebra on named tensors kept in memory for the session.
+"""Small-matrix linear algebra on named tensors kept for the session.
 
-Tensors are vectors or matrices of floats stored under a name. The store is per session
-and per sandbox (keyed by ``MCPTRIALS_SANDBOX``), so two episodes in one process never see
-each other's tensors. Everything is pure Python: it is meant for matrices up to about 20x20.
+Tensors are vectors or matrices of floats stored under a name, in ``scicomp/tensors.json``
+inside the sandbox, so two episodes never see each other's tensors and what an episode left
+behind can be checked. Everything is pure Python: it is meant for matrices up to about 20x20.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from mcptrials.bundled.servers._runtime import sandbox, serve
+from mcptrials.bundled.servers._runtime import serve
+from mcptrials.bundled.servers._workspace import read_state, write_state
 
 DYNAMISM = "stateful_write"
 CATEGORY = "science"
-DESCRIPTION = "Named vectors and matrices in memory: products, inverse, determinant, eigenvalues, solving."
+DESCRIPTION = "Named vectors and matrices: products, inverse, determinant, eigenvalues, solving."
 
 mcp = MCPServer("scicomp", log_level="WARNING",
                 instructions="Create tensors by name first, then refer to them by name in later calls.")
@@ -27,11 +28,12 @@ mcp = MCPServer("scicomp", log_level="WARNING",
 Matrix = list[list[float]]
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,31}$", description="Tensor name, e.g. 'A'")]
 EPS = 1e-12
-_STORES: dict[str, dict[str, dict[str, Any]]] = {}
+STATE = "scicomp/tensors.json"
 
 
 def _store() -> dict[str, dict[str, Any]]:
-    return _STORES.setdefault(str(sandbox()), {})
+    store: dict[str, dict[str, Any]] = read_state(STATE, dict)
+    return store
 
 
 def _clean(x: float) -> float:
@@ -52,7 +54,9 @@ def _describe(name: str, tensor: dict[str, Any]) -> dict[str, Any]:
 
 def _put(name: str, data: Any) -> dict[str, Any]:
     tensor = {"shape": _shape(data), "data": data}
-    _store()[name] = tensor
+    store = _store()
+    store[name] = tensor
+    write_state(STATE, store)
     return _describe(name, tensor)
 
 
@@ -244,10 +248,12 @@ def get_tensor(name: str) -> dict[str, Any]:
 
 @mcp.tool()
 def delete_tensor(name: str) -> dict[str, Any]:
-    """Remove a tensor from memory. This cannot be undone."""
+    """Remove a stored tensor. This cannot be undone."""
     _get(name)
-    del _store()[name]
-    return {"deleted": name, "remaining": sorted(_store())}
+    store = _store()
+    del store[name]
+    write_state(STATE, store)
+    return {"deleted": name, "remaining": sorted(store)}
 
 
 @mcp.tool()
