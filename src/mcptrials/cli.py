@@ -701,13 +701,19 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
 
             found_lineages = Lineages(lineages or LINEAGES_DIR)
     results = []
-    for version, v_specs, v_tasks in worlds:
-        played = anyio.run(play, v_specs, v_tasks, corpus, version,
-                           found_lineages.chains_at(version) if found_lineages else None, concurrency)
-        right = sum(r.right for r in played)
-        if fmt != "json":
-            out.print(f"{version}: {right}/{len(played)} alternatives judged right")
-        results.extend(played)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True)
+    with progress:
+        bar = progress.add_task("alternatives", total=len(corpus) * len(worlds))
+        for version, v_specs, v_tasks in worlds:
+            progress.update(bar, description=f"alternatives on {version}")
+            played = anyio.run(play, v_specs, v_tasks, corpus, version,
+                               found_lineages.chains_at(version) if found_lineages else None, concurrency,
+                               lambda _result: progress.advance(bar))
+            right = sum(r.right for r in played)
+            if fmt != "json":
+                out.print(f"{version}: {right}/{len(played)} alternatives judged right")
+            results.extend(played)
     summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -225,10 +225,12 @@ def _explain(score: Any, episode: Any) -> str:
 
 
 async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alternatives: Sequence[Alternative],
-               version: str = "v0", chains_of: Any = None, concurrency: int = 4) -> list[AltResult]:
+               version: str = "v0", chains_of: Any = None, concurrency: int = 4,
+               on_result: Callable[[AltResult], None] | None = None) -> list[AltResult]:
     """Play each alternative through the ReAct loop with a scripted model and score it.
 
-    ``chains_of(task)`` gives the plan chains of the task's servers at ``version`` (none on v0).
+    ``chains_of(task)`` gives the plan chains of the task's servers at ``version`` (none on v0);
+    ``on_result`` hears of each result as it comes (a progress bar).
     """
     from mcptrials.agents.react import ReactAgent
     from mcptrials.models.scripted import Script, ScriptedModel
@@ -254,8 +256,11 @@ async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alterna
             episode, offered = await run_episode(plan, task, 0, "alternatives", "alternatives")
         score = score_episode(task, episode, offered)[0]
         accepted = None if episode.infra_error is not None else bool(score.passed)
-        results.append(AltResult(alt.task, alt.id, version, alt.expect, list(alt.classes), task.category,
-                                 accepted, _explain(score, episode)))
+        result = AltResult(alt.task, alt.id, version, alt.expect, list(alt.classes), task.category, accepted,
+                           _explain(score, episode))
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
 
     async with anyio.create_task_group() as tg:
         for alt in alternatives:
