@@ -202,3 +202,9 @@ def test_one_value_after_several_labels_binds_to_all() -> None:
     assert all(v.stated for v in check_facts("Beijing and Chengdu are tied at 58.", tie))
     assert not all(v.stated for v in check_facts("Beijing and Chengdu scored 40.", MODELS + tie))
     assert not check_facts("model A and model B scored 40", MODELS)[0].stated  # A's value is 12
+
+
+def test_a_label_after_its_value_is_not_taken_by_a_later_value() -> None:
+    mae = [Fact(label="median absolute error", value=4.1), Fact(label="classic rule", value=6.8)]
+    assert all(v.stated for v in check_facts("4.1 min (median absolute error), better than the classic rule's "
+                                             "6.8 min", mae))

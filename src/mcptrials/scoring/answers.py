@@ -363,8 +363,8 @@ def _bind(tokens: list[_Token], direction: str) -> tuple[set[int], int]:
     """Facts whose label is bound to one of their values when labels take the nearest value on one side.
 
     ``after``: a label takes the first value before the next label ("A: 12, B: 40"); a run of
-    labels followed by a run of as many values binds in order ("A and B: 12 and 40"), and by a
-    single value, all to it ("A and B are tied at 58").
+    labels followed by a run of as many values binds in order ("A and B: 12 and 40"); before a
+    single value, the last label takes it and earlier ones may share it ("A and B tied at 58").
     ``before``: a label takes the last value since the previous label ("12 for A, 40 for B").
     Returns the facts bound right and how many labels took another fact's value.
     """
@@ -386,10 +386,10 @@ def _bind(tokens: list[_Token], direction: str) -> tuple[set[int], int]:
             vals = tokens[run_end:vals_end]
             if len(labels) > 1 and len(vals) >= len(labels):
                 pairs = zip(labels, vals[:len(labels)], strict=True)
-            elif len(labels) > 1 and len(vals) == 1:  # "A and B are tied at 58": one value for the run
-                pairs = zip(labels, vals * len(labels), strict=True)
             else:
                 pairs = zip(labels[-1:], vals[:1], strict=False)
+                if len(vals) == 1:  # "A and B are tied at 58": earlier labels may share the value
+                    stated |= {i for label in labels[:-1] for i in label[2] & vals[0][2]}
         else:
             prev = k - 1
             while prev >= 0 and tokens[prev][1] == "V":
