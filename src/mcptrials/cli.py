@@ -587,7 +587,8 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         found = anyio.run(check_references, v_specs, v_tasks, concurrency, 2 if repeat else 1)
         if stages:
             bad = sum(not r.passed for r in found)
-            out.print(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}")
+            (err if fmt == "json" else out).print(
+                f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}")
             for r in found:
                 r.task_id = f"{r.task_id}@{version}"
         results.extend(found)
