@@ -330,6 +330,9 @@ def report(
     fmt: FormatOpt = "table",
     k: Annotated[int | None, typer.Option("--k", min=1, help="k of pass^k (default: attempts).")] = None,
     lineages: LineagesOpt = None,
+    labels: Annotated[Path | None, typer.Option(
+        "--labels", help="Labels of stored episodes (JSONL, as for `agree`): each scorer's and judge's agreement"
+                         " with them is shown beside the judged scores.")] = None,
 ) -> None:
     """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
     from mcptrials.report.render import print_tables, render_csv, render_json
@@ -345,13 +348,30 @@ def report(
             from mcptrials.evolve.versions import Lineages
 
             found = Lineages(lineages)
-        data = report_from_store(Store(db), k, lineages=found)
+        store = Store(db)
+        data = report_from_store(store, k, lineages=found)
+        if labels is not None:
+            from mcptrials.judges.labelset import load_labels, measure
+
+            data["agreement"] = anyio.run(measure, load_labels(labels), *_stored_world(store))
     if fmt == "json":
         sys.stdout.write(render_json(data) + "\n")
     elif fmt == "csv":
         sys.stdout.write(render_csv(data))
     else:
         print_tables(data, out)
+        if "agreement" in data:
+            _print_agreement(data["agreement"])
+
+
+def _stored_world(store: Any) -> tuple[dict[str, Episode], dict[str, Any], dict[tuple[str, str], Task], list[Any],
+                                       dict[str, Any]]:
+    """A store's episodes, tool catalog, tasks (the bundled suite under them), no judges, and its scores."""
+    from mcptrials.bundled.world import bundled_tasks
+
+    tasks = {(t.id, "v0"): t for t in bundled_tasks()}
+    tasks.update(store.tasks())
+    return {e.id: e for e in store.episodes()}, store.tool_catalog(), tasks, [], store.scores()
 
 
 @app.command()
@@ -387,12 +407,7 @@ def agree(
         if db is not None:
             _require_db(db)
             store = Store(db)
-            episodes_found = {e.id: e for e in store.episodes()}
-            catalog, stored = store.tool_catalog(), store.scores()
-            from mcptrials.bundled.world import bundled_tasks
-
-            tasks = {(t.id, "v0"): t for t in bundled_tasks()}
-            tasks.update(store.tasks())
+            episodes_found, catalog, tasks, _, stored = _stored_world(store)
         if episodes is not None:
             from mcptrials.bundled.world import bundled_tasks
 

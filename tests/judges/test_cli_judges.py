@@ -69,6 +69,16 @@ def test_score_with_judge_then_report(tmp_path, judge_endpoint) -> None:
     ecs = judged["tf_ecs"][0]
     assert ecs["versions"] == ["v0", "v1"] and ecs["tasks"] == 1 and ecs["ecs_tf_1_10"] == pytest.approx(7.0)
     assert ecs["ecs_checkpoint_fraction"] == pytest.approx(1.0)
+    # with labels, the report gives each scorer's agreement beside the judged scores
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"episode_id": e, "passed": r["task_id"] != "sci-001", "labeller": "t"})
+                              + "\n" for e, r in rows.items()))
+    with_labels = runner.invoke(app, ["report", "--db", str(db), "--labels", str(labels), "--format", "json"])
+    assert with_labels.exit_code == 0, with_labels.output
+    agreement = json.loads(with_labels.output)["agreement"]
+    assert agreement["labels"] == 5 and {"tier1 (deterministic)", "tier1+2"} <= set(agreement["scorers"])
+    shown = runner.invoke(app, ["report", "--db", str(db), "--labels", str(labels)])
+    assert shown.exit_code == 0 and "Gwet's AC1" in shown.output
 
 
 def test_agree_on_the_shipped_set() -> None:
