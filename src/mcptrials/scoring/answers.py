@@ -476,13 +476,16 @@ def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True)
 
 
 
-def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str) -> list[str]:
+def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False) -> list[str]:
     """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
 
-    ``contains`` values are found normalised and on word boundaries ("G3" is not in "G31").
+    ``contains`` values are found normalised and at word starts ("G3" is not in "G31"); in a tool
+    result (``verbatim``), a value copied out of it is also found as a plain substring.
     """
     fold = checks.case == "insensitive"
-    found = [v for v in checks.contains if states(text, v, fold=fold)]  # a list item: any of its values
+    norm = normalise_text(text, fold=fold) if verbatim else ""
+    found = [v for v in checks.contains if states(text, v, fold=fold) or (  # a list item: any of its values
+        verbatim and any(normalise_text(str(x), fold=fold) in norm for x in (v if isinstance(v, list) else [v])))]
     problems = []
     if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
         problems.append(f"missing {[v for v in checks.contains if v not in found]}")

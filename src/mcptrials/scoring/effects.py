@@ -71,27 +71,28 @@ def effect_steps(cp: ToolEffectCheckpoint, episode: Episode, tools: Mapping[str,
 
 
 def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[CheckpointResult, list[int]]:
-    haystacks: list[tuple[int, str]] = []
+    haystacks: list[tuple[int, str, bool]] = []  # (step, text, is a tool result)
     if cp.source in {"tool_result", "any"}:
-        haystacks += [(c.index, c.content) for c, _ in calls if not cp.tools or c.name in cp.tools]
+        haystacks += [(c.index, c.content, True) for c, _ in calls if not cp.tools or c.name in cp.tools]
     if cp.source in {"final_message", "any"}:
-        haystacks.append((len(episode.steps), episode.final_answer))
+        haystacks.append((len(episode.steps), episode.final_answer, False))
     if cp.absent:  # a claim that must not be made is looked for everywhere the checkpoint reads
-        claimed = absent_violations("\n".join(text for _, text in haystacks), cp.absent)
+        claimed = absent_violations("\n".join(text for _, text, _ in haystacks), cp.absent)
         if claimed:
             return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                                     detail=f"states {claimed}, which must not be claimed"), []
     positive = cp.model_copy(update={"absent": []})
-    met = [index for index, text in haystacks if not text_problems(positive, text)]
+    met = [index for index, text, raw in haystacks if not text_problems(positive, text, verbatim=raw)]
     if not met and len(haystacks) > 1 and cp.source == "tool_result" and not cp.facts:
         # values spread over several results: all seen by the last of them
-        seen = "\n".join(text for _, text in haystacks)
-        if not text_problems(positive, seen):
+        seen = "\n".join(text for _, text, _ in haystacks)
+        if not text_problems(positive, seen, verbatim=True):
             met = [haystacks[-1][0]]
     if met:
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0], detail=f"found by step {met[0]}"), met
     where = {"final_message": "the final answer", "tool_result": "any tool result", "any": "any result or answer"}
-    problems = text_problems(positive, haystacks[-1][1]) if haystacks else ["nothing to read"]
+    problems = text_problems(positive, haystacks[-1][1], verbatim=haystacks[-1][2]) if haystacks \
+        else ["nothing to read"]
     return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                             detail=f"not in {where[cp.source]}: {'; '.join(problems)}"), []
 
