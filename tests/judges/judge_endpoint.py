@@ -7,10 +7,10 @@ malformed replies first.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from fake_openai import FakeOpenAI, Reply
 
 PROMPT_TOKENS = 1000
 COMPLETION_TOKENS = 100
@@ -45,47 +45,20 @@ def scripted_judge(request: dict[str, Any]) -> str:
     return "I do not know."
 
 
-class JudgeEndpoint:
-    """Serve on 127.0.0.1; ``requests`` keeps every body, ``replies`` (strings) are sent first."""
+class JudgeEndpoint(FakeOpenAI):
+    """The test endpoint answering as a judge; ``replies`` takes plain reply texts, sent first."""
 
     def __init__(self, responder: Callable[[dict[str, Any]], str] = scripted_judge) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.replies: list[str] = []
-        self.responder = responder
-        self._lock = threading.Lock()
-        endpoint = self
+        super().__init__(lambda request: Reply(body=body(responder(request))))
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
+    @property  # type: ignore[override]
+    def replies(self) -> list[Reply]:
+        return self._queued
 
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = json.loads(raw or b"{}")
-                with endpoint._lock:
-                    endpoint.requests.append(request)
-                    text = endpoint.replies.pop(0) if endpoint.replies else None
-                if text is None:
-                    text = endpoint.responder(request)
-                data = json.dumps(body(text)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    @replies.setter
+    def replies(self, items: list[Any]) -> None:
+        self._queued = [item if isinstance(item, Reply) else Reply(body=body(item)) for item in items]
 
     def __enter__(self) -> JudgeEndpoint:
-        self.thread.start()
+        super().__enter__()
         return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -55,10 +56,12 @@ def completion(text: str = "", tool_calls: list[tuple[str, dict[str, Any] | str]
 class FakeOpenAI:
     """Serve queued replies on 127.0.0.1; use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
         self.default: Reply | None = None
+        self.responder = responder
+        """Makes the reply from the request when none is queued (before ``default``)."""
         self._lock = threading.Lock()
         fake = self
 
@@ -69,9 +72,14 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                request = json.loads(raw or b"{}")
                 with fake._lock:
-                    fake.requests.append(json.loads(raw or b"{}"))
-                    reply = fake.replies.pop(0) if fake.replies else fake.default
+                    fake.requests.append(request)
+                    reply = fake.replies.pop(0) if fake.replies else None
+                if reply is None and fake.responder is not None:
+                    reply = fake.responder(request)
+                if reply is None:
+                    reply = fake.default
                 if reply is None:
                     reply = Reply(status=500, body={"error": {"message": "no reply queued"}})
                 if reply.delay:
