@@ -244,14 +244,8 @@ def _valid_date(text: str) -> bool:
     return True
 
 
-def find_value(text: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
-    """Where ``expected`` is stated in ``text`` (normalised), as spans; empty when it is not."""
-    norm = normalise_text(text, fold=fold)
-    return find_in_normalised(norm, expected, tol=tol, fold=fold)
-
-
 def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
-    """:func:`find_value` on a text already passed through :func:`normalise_text`."""
+    """Where ``expected`` is stated in a text already passed through :func:`normalise_text`; empty when it is not."""
     if isinstance(expected, bool):
         expected = str(expected).lower()
     if isinstance(expected, int | float):
