@@ -1,0 +1,1 @@
+"""Recorded worlds: replay stored episodes deterministically, and refresh tasks when live servers drift."""
