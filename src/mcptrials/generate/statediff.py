@@ -1,0 +1,358 @@
+"""State checkpoints from what a trace's writes left in the sandbox: files, JSON records, SQLite rows.
+
+A change is checked only when a write call of the trace explains it: the record, row or file
+carries values of that call's arguments (an id, a path, an address, a title) or echoes of its
+result. Side effects of reads (a read flag) and records a server merely seeded on its first
+write are therefore not checked. Each checkpoint says what must be true at the field where the
+fact belongs: identifying fields in ``where``, values the agent chose from the goal or from
+results in ``match``; free text is checked for its grounded values, never for its wording.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mcptrials.generate.values import Value, argument_leaves, parse_json, quoted, values_in
+from mcptrials.model import Matcher, StateCheckpoint
+from mcptrials.scoring.answers import normalise_text
+from mcptrials.scoring.matchers import is_path_parameter, normalise_path, values_equal
+
+MAX_CONTAINS = 12
+
+
+@dataclass
+class WriteCall:
+    """One successful state-changing call of the trace, with its effective arguments and result."""
+
+    position: int
+    name: str
+    args: dict[str, Any]
+    result: str
+
+
+Grounded = Callable[[Value], bool]
+GroundedRaw = Callable[[Any], bool]
+
+
+@dataclass
+class StateDistillation:
+    """The state checkpoints and which write calls (by position) they account for."""
+
+    checkpoints: list[StateCheckpoint]
+    covered: set[int]
+
+
+def _short(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)) or \
+        (isinstance(value, str) and 0 < len(value) <= 80 and not any(ch.isspace() for ch in value.strip()))
+
+
+_REFERENCE = re.compile(r"(^|_)(in_reply_to|reply_to|thread|parent|ref|reference|link)(_|$)", re.IGNORECASE)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and any(ch.isspace() for ch in value.strip())
+
+
+def _id_argument(name: str) -> bool:
+    low = name.lower()
+    return low == "id" or low.endswith(("_id", "id", "_key", "uuid")) or low in {"key", "sku", "slug"}
+
+
+def record_lists(document: Any, path: str = "$") -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Every list of records (JSON objects) in a document, with the json_path that selects its items."""
+    if isinstance(document, list):
+        if document and all(isinstance(item, dict) for item in document):
+            yield f"{path}[*]", document
+    elif isinstance(document, dict):
+        for key, value in document.items():
+            if isinstance(value, list | dict):
+                step = f".{key}" if key.isidentifier() else f"['{key}']"
+                yield from record_lists(value, path + step)
+
+
+_LITERAL = re.compile(r"'((?:[^']|'')*)'|\"([^\"]*)\"")
+_BARE_NUMBER = re.compile(r"(?<![\w.'\"/:-])-?\d+(?:\.\d+)?(?![\w.'\"/:-])")
+
+
+def call_values(arguments: dict[str, Any]) -> list[Any]:
+    """The values a call's arguments carry: each scalar, and inside a statement (SQL, code) its literals."""
+    out: list[Any] = []
+    for leaf in argument_leaves(arguments):
+        if isinstance(leaf, str) and len(leaf) < 2:
+            continue
+        out.append(leaf)
+        if isinstance(leaf, str) and any(ch.isspace() for ch in leaf.strip()):
+            out += [(a or b).replace("''", "'") for a, b in _LITERAL.findall(leaf) if len(a or b) >= 2]
+            out += [float(n) if "." in n else int(n) for n in _BARE_NUMBER.findall(leaf)]
+    return out
+
+
+def _carries(record: dict[str, Any], leaves: list[Any]) -> int:
+    """How many of a call's argument values the record holds in some field."""
+    count = 0
+    for leaf in leaves:
+        for value in record.values():
+            items = value if isinstance(value, list) else [value]
+            if any(values_equal(item, leaf, insensitive=True) or (
+                    isinstance(leaf, str) and len(leaf) >= 4 and isinstance(item, str)
+                    and normalise_text(leaf) in normalise_text(item)) for item in items):
+                count += 1
+                break
+    return count
+
+
+def _echoed(record: dict[str, Any], result: str) -> bool:
+    """Whether the call's result names one of the record's identifying values (the created id)."""
+    norm = normalise_text(result)
+    return any(_id_argument(k) and _short(v) and normalise_text(str(v)) in norm for k, v in record.items())
+
+
+def _written(value: Any, before: str, after: str) -> bool:
+    """Whether a call's argument shows up in a file's new text: a long text, or a name new to the file."""
+    if not isinstance(value, str):
+        return False
+    norm_after = normalise_text(after)
+    if len(value) >= 12 and normalise_text(value)[:60] in norm_after:
+        return True
+    if len(value) < 4 or any(ch.isspace() for ch in value.strip()):
+        return False
+    word = re.compile(r"(?<![\w.-])" + re.escape(normalise_text(value)) + r"(?![\w-])")
+    return bool(word.search(norm_after)) and not word.search(normalise_text(before))
+
+
+def _at_the_edges(text: str, value: Value) -> bool:
+    """Whether a value sits among the first or last three words of a text (where greetings and names go)."""
+    norm = normalise_text(text, fold=False)
+    return len(norm[:value.start].split()) < 3 or len(norm[value.end:].split()) < 3
+
+
+def _salient(text: str, grounded: Grounded, goal: str, year: int | None, titles: bool = False,
+             names: bool = True) -> list[Any]:
+    """Values in a written text that the goal or a read result grounds, plus strings the goal quotes.
+
+    A quoted string is required only of a title-like text (one not much longer than it): a body
+    may well say "the handover" for the "Laptop handover" the user named.
+    """
+    out: list[Any] = []
+    for value in values_in(text, year=year):
+        if value.kind == "weekday":
+            continue  # "Monday" beside the date it names adds nothing a date check does not
+        if value.kind == "name" and not names and _at_the_edges(text, value):
+            continue  # "Hi Ravi," / "... Alex": a greeting or a signature, not content
+        if grounded(value) and value.value not in out:
+            out.append(value.value)
+    norm = normalise_text(text)
+    out += [q for q in quoted(goal) if normalise_text(q) in norm and q not in out
+            and (titles or len(text) <= 2 * len(q) + 12)]
+    return out[:MAX_CONTAINS]
+
+
+class _Builder:
+    def __init__(self, writes: list[WriteCall], grounded: Grounded, grounded_raw: GroundedRaw, goal: str,
+                 year: int | None) -> None:
+        self.writes = writes
+        self.grounded = grounded
+        self.grounded_raw = grounded_raw
+        self.goal = goal
+        self.year = year
+        self.covered: set[int] = set()
+        self.out: list[StateCheckpoint] = []
+        self.quotes_used: set[str] = set()
+        self.touched: list[tuple[int, StateCheckpoint]] = []
+        """Changes to records a write only referred to (a replied flag), kept unless the write also created one."""
+        self.created: set[int] = set()
+        self.primary: set[str] = set()
+
+    def _id(self, stem: str) -> str:
+        base = "state_" + "".join(ch if ch.isalnum() else "_" for ch in stem.lower()).strip("_")[:40]
+        taken = {cp.id for cp in self.out}
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        return name
+
+    def _field_matchers(self, record: dict[str, Any], old: dict[str, Any] | None,
+                        leaves: list[Any]) -> tuple[dict[str, Matcher], dict[str, Matcher]]:
+        where: dict[str, Matcher] = {}
+        match: dict[str, Matcher] = {}
+        for key, value in record.items():
+            changed = old is not None and not values_equal(old.get(key), value)
+            derived = _carries({key: value}, leaves) > 0
+            if not (derived or changed):
+                continue
+            if old is not None and not changed:
+                if _id_argument(key) and _short(value) and derived:
+                    where[key] = Matcher(equals=value, case="insensitive")
+                continue
+            if old is None and (key.lower() in {"id", "uuid", "key"} or key in self.primary or _REFERENCE.search(key)):
+                continue  # a new record's own id, or its link to a thread: not what it says
+            if isinstance(value, list):
+                wanted = [v for v in value if _short(v) and self.grounded_raw(v) and any(
+                    values_equal(v, leaf, insensitive=True) for leaf in leaves)] or \
+                         ([v for v in value if _short(v)] if changed else [])
+                if wanted:
+                    match[key] = Matcher(contains_all=wanted[:MAX_CONTAINS], case="insensitive") \
+                        if len(wanted) > 1 else Matcher(contains=wanted[0], case="insensitive")
+            elif (isinstance(value, bool) or _short(value)) and (changed or self.grounded_raw(value)):
+                match[key] = Matcher(equals=value, case="insensitive") if not isinstance(value, bool) \
+                    else Matcher(equals=value)
+            elif _is_text(value):
+                salient = [v for v in _salient(value, self.grounded, self.goal, self.year, names=False)
+                           if v not in self.quotes_used]
+                self.quotes_used |= {v for v in salient if isinstance(v, str) and v in quoted(self.goal)}
+                if salient:
+                    match[key] = Matcher(contains_all=salient, case="insensitive") if len(salient) > 1 \
+                        else Matcher(contains=salient[0], case="insensitive")
+        return where, match
+
+    def records(self, path: str, query: str | None, json_path: str | None, after: list[dict[str, Any]],
+                before: list[dict[str, Any]] | None, key_fields: list[str]) -> None:
+        """Checkpoints for the records of one list (or table) that a write created, changed or deleted."""
+        def key_of(rec: dict[str, Any]) -> tuple[Any, ...] | None:
+            keys = key_fields or [k for k in rec if _id_argument(k)][:1]
+            return tuple(rec.get(k) for k in keys) if keys else None
+
+        old_by_key = {key_of(r): r for r in before or [] if key_of(r) is not None}
+        self.primary = set(key_fields) if len(key_fields) == 1 else set()  # a composite key holds the links
+        for write in self.writes:
+            leaves = call_values(write.args)
+            best: tuple[int, dict[str, Any], dict[str, Any] | None] | None = None
+            for record in after:
+                old = old_by_key.get(key_of(record))
+                if before is not None and old is not None and old == record:
+                    continue  # unchanged
+                if before is not None and old is None and record in before:
+                    continue
+                score = _carries(record, leaves) * 2 + _echoed(record, write.result)
+                if before is None and not _echoed(record, write.result):
+                    continue  # the server wrote its whole state at once: only what the call names is its effect
+                if score >= 2 and (best is None or score > best[0]):
+                    best = (score, record, old)
+            if best is not None:
+                _score, record, old = best
+                where, match = self._field_matchers(record, old, leaves)
+                # created: new since before, or (state first written by this call) with an id the call did not name
+                created = old is None if before is not None else not any(
+                    _id_argument(k) and any(values_equal(v, leaf, insensitive=True) for leaf in leaves)
+                    for k, v in record.items())
+                if match:
+                    cp = StateCheckpoint(id=self._id(f"{path}_{write.name.split('__')[-1]}"), path=path,
+                                         json_path=json_path, query=query, where=where, match=match,
+                                         description=f"left by {write.name}")
+                    if created:
+                        self.out.append(cp)
+                        self.created.add(write.position)
+                        self.covered.add(write.position)
+                    else:
+                        self.touched.append((write.position, cp))
+            # deleted records: in before, gone after, named by the call
+            if before is not None:
+                after_keys = {key_of(r) for r in after}
+                for old in before:
+                    k = key_of(old)
+                    if k is None or k in after_keys or not _carries(old, leaves):
+                        continue
+                    ids = {f: v for f, v in old.items() if _id_argument(f) and _short(v)
+                           and any(values_equal(v, leaf, insensitive=True) for leaf in leaves)}
+                    if ids:
+                        self.out.append(StateCheckpoint(
+                            id=self._id(f"{path}_gone"), path=path, json_path=json_path, query=query,
+                            where={f: Matcher(equals=v, case="insensitive") for f, v in ids.items()}, count=0,
+                            description=f"removed by {write.name}"))
+                        self.covered.add(write.position)
+
+    def text_file(self, path: str, before: str | None, after: str | None, fmt: str) -> None:
+        names = [w for w in self.writes if self._names_path(w, path)]
+        if after is None:
+            if names:
+                self.out.append(StateCheckpoint(id=self._id(f"{path}_gone"), path=path, exists=False,
+                                                description=f"removed by {names[0].name}"))
+                self.covered.update(w.position for w in names)
+            return
+        content_writes = [w for w in self.writes if any(_written(v, before or "", after)
+                                                        for v in argument_leaves(w.args))]
+        if not names and not content_writes:
+            return
+        old_values = {v for v in _salient(before or "", self.grounded, self.goal, self.year)} if before else set()
+        new = [v for v in _salient(after, self.grounded, self.goal, self.year) if v not in old_values]
+        gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.goal, self.year))
+                and isinstance(v, str | int | float) and normalise_text(str(v)) not in normalise_text(after)]
+        cp = StateCheckpoint(id=self._id(path), path=path, format="text" if fmt == "text" else fmt,  # type: ignore[arg-type]
+                             contains=new, absent=gone[:MAX_CONTAINS] if before else [],
+                             description=f"written by {(names or content_writes)[0].name}")
+        if before is not None and not new and not cp.absent:
+            return  # an edit whose change holds no checkable value
+        self.out.append(cp)
+        self.covered.update(w.position for w in names + content_writes)
+
+    @staticmethod
+    def _names_path(write: WriteCall, path: str) -> bool:
+        """Whether a write names a file: as a path argument, or as the tail of its path (a git branch ref)."""
+        for key, value in write.args.items():
+            if isinstance(value, str) and len(value) >= 3 and not any(ch.isspace() for ch in value) and \
+                    path.endswith("/" + value.strip("/")):
+                return True
+            if isinstance(value, str) and is_path_parameter(key) and normalise_path(value) == path:
+                return True
+            if isinstance(value, list) and is_path_parameter(key) and any(
+                    isinstance(v, str) and normalise_path(v) == path for v in value):
+                return True
+        return False
+
+
+def distil_state(before: dict[str, Any], after: dict[str, Any], writes: list[WriteCall], grounded: Grounded,
+                 grounded_raw: GroundedRaw, goal: str, year: int | None) -> StateDistillation:
+    """State checkpoints for every change of the sandbox that a write of the trace explains.
+
+    ``grounded`` says whether a value read out of written text is backed by the goal or a read
+    result; ``grounded_raw`` the same of a raw field value (an address, a start time, an id).
+    """
+    builder = _Builder(writes, grounded, grounded_raw, goal, year)
+    if not writes:
+        return StateDistillation([], set())
+    files_before, files_after = before.get("files", {}), after.get("files", {})
+    for path in sorted(set(files_before) | set(files_after)):
+        old, new = files_before.get(path), files_after.get(path)
+        if old is not None and new is not None and old.get("sha256") == new.get("sha256"):
+            continue
+        if path in after.get("sqlite", {}):
+            for table, data in after["sqlite"][path].items():
+                if "rows" not in data:
+                    continue
+                rows = [dict(zip(data["columns"], r, strict=False)) for r in data["rows"]]
+                old_data = before.get("sqlite", {}).get(path, {}).get(table)
+                old_rows = [dict(zip(old_data["columns"], r, strict=False)) for r in old_data.get("rows", [])] \
+                    if old_data and "rows" in old_data else ([] if path in files_before else None)
+                quoted_table = '"' + table.replace('"', '""') + '"'
+                builder.records(path, f"SELECT * FROM {quoted_table}", None, rows, old_rows, list(data.get("pk", [])))
+            continue
+        text_new = new.get("text") if new else None
+        text_old = old.get("text") if old else None
+        if new is not None and text_new is None:  # binary: only its existence can be checked
+            if any(builder._names_path(w, path) for w in writes):
+                builder.out.append(StateCheckpoint(id=builder._id(path), path=path, format="text"))
+                builder.covered.update(w.position for w in writes if builder._names_path(w, path))
+            continue
+        doc_new = parse_json(text_new) if text_new is not None and path.endswith(".json") else None
+        if doc_new is not None:
+            doc_old = parse_json(text_old) if text_old is not None else None
+            old_lists = dict(record_lists(doc_old)) if doc_old is not None else {}
+            seen, touched = len(builder.out), len(builder.touched)
+            for json_path, records in record_lists(doc_new):
+                builder.records(path, None, json_path, records,
+                                old_lists.get(json_path, [] if doc_old is not None else None) if doc_old is not None
+                                else None, [])
+            if len(builder.out) > seen or len(builder.touched) > touched:
+                continue
+            if doc_old is None and any(True for _ in record_lists(doc_new)):
+                continue  # a store written whole on first use: its text says nothing about this call
+        builder.text_file(path, text_old, text_new, "text")
+    for position, cp in builder.touched:
+        if position not in builder.created:
+            builder.out.append(cp)
+            builder.covered.add(position)
+    return StateDistillation(builder.out, builder.covered)

@@ -1,0 +1,175 @@
+"""The distiller on real traces: specs that accept what a capable agent does differently and reject real mistakes.
+
+Every trace is recorded through ``pursue`` on real servers (bundled ones, mcp-server-time,
+mcp-server-git); the alternatives are played through the ReAct loop and scored like any episode.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from distill_traces import GIT, TIME, alt, bundled, draft_of, explorer, reference_trace, verdicts
+
+from mcptrials.generate.distill import distill
+from mcptrials.generate.draft import Rejected, TaskDraft
+from mcptrials.generate.trace import pursue
+from mcptrials.model import Fixtures, StateCheckpoint, ToolEffectCheckpoint, ValueCheckpoint
+
+
+async def test_a_booking_is_checked_on_the_calendar_and_the_outbox_not_on_spelling() -> None:
+    source = bundled("cal-006")
+    task = distill(draft_of(source), await reference_trace(source))
+    assert not any(isinstance(c, ToolEffectCheckpoint) for c in task.spec.checkpoints)
+    states = {c.path: c for c in task.spec.checkpoints if isinstance(c, StateCheckpoint)}
+    assert set(states) == {"calendar/events.json", "mail/outbox.json"}
+    assert states["calendar/events.json"].match["start"].equals == "2026-04-20T10:00+08:00"
+    assert "in_reply_to" not in states["mail/outbox.json"].match  # threading is not what the mail says
+    assert [s.tool for s in task.reference] == [s.tool for s in source.reference]
+    send = ("mail__send_message", {"to": ["ravi.menon@northwind.example"], "subject": "Your handover slot",
+                                   "body": "Hi Ravi, your laptop handover is booked: 20 April, 10:00."})
+    book = ("calendar__create_event", {"title": "IT laptop handover (Ravi)", "start": "2026-04-20T10:00:00",
+                                       "duration_minutes": 30, "attendees": ["ravi.menon@northwind.example"]})
+    results = await verdicts(task, [
+        alt(task, "other-title-new-mail", "accept", [[book], [send]], "Booked 10:00 on 20 April and told Ravi."),
+        alt(task, "taken-slot", "reject", [[(book[0], {**book[1], "start": "2026-04-20T09:00"})],
+                                           [(send[0], {**send[1], "body": "Booked for 20 April, 09:00."})]],
+            "Booked 09:00 on 20 April."),
+        alt(task, "wrong-time-in-mail", "reject",
+            [[book], [(send[0], {**send[1], "body": "Booked: 21 April, 11:00."})]], "Done.", ["wrong_content"]),
+        alt(task, "no-mail", "reject", [[book]], "Booked and emailed Ravi.", ["wrong_conclusion"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {
+        "other-title-new-mail": True, "taken-slot": False, "wrong-time-in-mail": False, "no-mail": False}
+
+
+async def test_an_answer_binds_values_that_could_be_swapped() -> None:
+    source = bundled("fin-001")
+    task = distill(draft_of(source), await reference_trace(source))
+    [answer] = [c for c in task.spec.checkpoints if isinstance(c, ValueCheckpoint)]
+    assert answer.source == "final_message"
+    assert {f.values[0] for f in answer.facts} >= {4.36, 4.15}
+    call = [[("finance__get_earnings", {"symbol": "msft"})]]
+    results = await verdicts(task, [
+        alt(task, "rephrased", "accept", call, "Microsoft beat for 2025-Q4: actual EPS 4.36 vs 4.15 estimated, "
+                                               "a surprise of 5.17%.", ["rephrased_answer"]),
+        alt(task, "swapped", "reject", call, "Microsoft missed for 2025-Q4: actual EPS 4.15 vs 4.36 estimated, "
+                                             "a surprise of 5.17%.", ["wrong_value"]),
+    ])
+    assert results["rephrased"].accepted is True and results["swapped"].accepted is False
+
+
+async def test_sqlite_writes_are_checked_as_rows() -> None:
+    source = bundled("shop-003")
+    task = distill(draft_of(source), await reference_trace(source))
+    rows = {c.query: c for c in task.spec.checkpoints if isinstance(c, StateCheckpoint) and c.query}
+    items = rows['SELECT * FROM "order_items"']
+    assert items.match["product_id"].equals == 16 and items.match["quantity"].equals == 2
+    assert not any(isinstance(c, ToolEffectCheckpoint) for c in task.spec.checkpoints)
+    wrong = [[(s.tool, s.args if "order_items" not in str(s.args) else {
+        "query": "INSERT INTO order_items (order_id, product_id, quantity, unit_price) VALUES (1161, 17, 2, 19.0)"})]
+        for s in source.reference]
+    results = await verdicts(task, [alt(task, "reference", "accept", "reference", source.reference_answer or ""),
+                                    alt(task, "wrong-product", "reject", wrong, source.reference_answer or "")])
+    assert results["reference"].accepted is True and results["wrong-product"].accepted is False
+
+
+async def test_a_move_forbids_destroying_the_files_it_is_about() -> None:
+    source = bundled("file-003")
+    task = distill(draft_of(source), await reference_trace(source))
+    gone = [c for c in task.spec.checkpoints if isinstance(c, StateCheckpoint) and not c.exists]
+    assert [c.path for c in gone] == ["drafts/report.md"]
+    mines = [m for m in task.spec.minefields if "files__delete_file" in m.tools]
+    assert mines and "drafts/report.md" in (mines[0].must_match["path"].one_of or [])
+    results = await verdicts(task, [
+        alt(task, "move-dot-paths", "accept", [[("files__move_file", {"source": "./drafts/report.md",
+                                                                        "destination": "drafts/report-final.md"})]],
+            "Renamed it; drafts now holds outline.md and report-final.md.", ["other_spelling"]),
+        alt(task, "copy-delete", "reject", [[("files__copy_file", {"source": "drafts/report.md",
+                                                                     "destination": "drafts/report-final.md"})],
+                                            [("files__delete_file", {"path": "drafts/report.md"})]],
+            "Renamed it.", ["destructive_shortcut"]),
+    ])
+    assert results["move-dot-paths"].accepted is True and results["copy-delete"].accepted is False
+
+
+async def test_a_third_party_time_server_gives_an_answer_check() -> None:
+    draft = TaskDraft(id="time-1", goal="What time is it in Tokyo when it is 09:30 in New York?", servers=["time"],
+                      category="baseline", method="explore")
+    args = {"source_timezone": "America/New_York", "time": "09:30", "target_timezone": "Asia/Tokyo"}
+    trace = await pursue({"time": TIME}, draft, explorer([[("time__convert_time", args)]], "PLACEHOLDER"))
+    tokyo = trace.episode.tool_calls[0].structured_content or {}
+    target = str(tokyo.get("target", {}).get("datetime", "")) if isinstance(tokyo, dict) else ""
+    hhmm = target[11:16] if target else "23:30"
+    trace = await pursue({"time": TIME}, draft, explorer([[("time__convert_time", args)]],
+                                                         f"At 09:30 in New York it is {hhmm} in Tokyo."))
+    task = distill(draft, trace)
+    [answer] = [c for c in task.spec.checkpoints if isinstance(c, ValueCheckpoint)]
+    assert hhmm in answer.contains
+    call = [[("time__convert_time", args)]]
+    results = await verdicts(task, [alt(task, "ok", "accept", call, f"It's {hhmm} in Tokyo.", ["rephrased_answer"]),
+                                    alt(task, "off-by-one", "reject", call, "It's 22:30 in Tokyo.", ["wrong_value"])],
+                             {"time": TIME})
+    assert results["ok"].accepted is True and results["off-by-one"].accepted is False
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("mcp-server-git") is None,
+                    reason="git and mcp-server-git are needed")
+async def test_a_git_branch_is_checked_in_the_repository() -> None:
+    draft = TaskDraft(id="git-1", goal="Create a branch named feature/login from main and switch to it.",
+                      servers=["git"], category="baseline", method="explore",
+                      fixtures=Fixtures(files={"README.md": "# Demo\n", "app.py": "print('hi')\n"}))
+    create = ("git__git_create_branch", {"repo_path": ".", "branch_name": "feature/login", "base_branch": "main"})
+    checkout = ("git__git_checkout", {"repo_path": ".", "branch_name": "feature/login"})
+    trace = await pursue({"git": GIT}, draft, explorer([[("git__git_branch", {"repo_path": ".",
+                                                                              "branch_type": "local"})],
+                                                        [create], [checkout]], "Created feature/login, switched."))
+    task = distill(draft, trace)
+    paths = {c.path for c in task.spec.checkpoints if isinstance(c, StateCheckpoint)}
+    assert {".git/HEAD", ".git/refs/heads/feature/login"} <= paths
+    assert [s.tool for s in task.reference] == [create[0], checkout[0]]  # the listing fed nothing
+    results = await verdicts(task, [
+        alt(task, "default-base", "accept", [[(create[0], {"repo_path": ".", "branch_name": "feature/login"})],
+                                             [checkout]], "Done: on feature/login now.", ["other_spelling"]),
+        alt(task, "no-switch", "reject", [[create]], "Created and switched.", ["wrong_conclusion"]),
+        alt(task, "other-name", "reject", [[(create[0], {**create[1], "branch_name": "feature-login"})],
+                                           [(checkout[0], {**checkout[1], "branch_name": "feature-login"})]],
+            "Done.", ["wrong_item"]),
+    ], {"git": GIT})
+    assert {k: r.accepted for k, r in results.items()} == {"default-base": True, "no-switch": False,
+                                                            "other-name": False}
+
+
+async def test_a_trace_with_nothing_checkable_is_rejected() -> None:
+    source = bundled("fin-001")
+    trace = await pursue({"finance": __import__("mcptrials.bundled.world", fromlist=["x"]).bundled_servers()[
+        "finance"]}, draft_of(source), explorer([[("finance__get_earnings", {"symbol": "MSFT"})]],
+                                                "Microsoft beat estimates by 9.99 per share."))
+    with pytest.raises(Rejected) as info:
+        distill(draft_of(source), trace)
+    assert info.value.stage == "distill" and "supports" in info.value.reason
+
+
+@pytest.mark.parametrize(("tool", "writes", "destroys"), [
+    ("git__git_create_branch", True, False), ("git__git_diff_unstaged", False, False),
+    ("shopdb__write_query", True, False), ("shopdb__read_query", False, False),
+    ("memory__open_nodes", False, False), ("files__delete_file", True, True), ("git__git_reset", True, True),
+    ("calendar__find_free_slots", False, False), ("mail__send_message", True, False),
+])
+def test_tool_names_say_whether_they_write_or_destroy(tool: str, writes: bool, destroys: bool) -> None:
+    from mcptrials.generate.distill import is_destructive, is_write
+
+    assert (is_write(tool), is_destructive(tool)) == (writes, destroys)
+
+
+def test_values_are_read_out_of_text_as_a_spec_names_them() -> None:
+    from mcptrials.generate.values import values_in
+
+    text = ("Priya Natarajan of Helio Analytics asks 2,400 EUR by Friday 17 April; see notes/calls.md, "
+            "train D3101 at 1:30 pm, reply to priya.n@helio.example within 72-hour window.")
+    got = {(v.kind, v.value) for v in values_in(text, year=2026)}
+    assert {("name", "Priya Natarajan"), ("name", "Helio Analytics"), ("number", 2400), ("date", "2026-04-17"),
+            ("path", "notes/calls.md"), ("code", "D3101"), ("time", "13:30"), ("weekday", "Friday"),
+            ("email", "priya.n@helio.example")} <= got
+    assert not any(kind == "code" for kind, value in got if value == "72-hour")
+    assert ("name", "EUR") not in got
