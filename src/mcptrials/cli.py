@@ -22,6 +22,8 @@ servers_app = typer.Typer(no_args_is_help=True, help="Inspect and health-check M
 tasks_app = typer.Typer(no_args_is_help=True, help="List, validate and check task files.")
 app.add_typer(servers_app, name="servers")
 app.add_typer(tasks_app, name="tasks")
+bench_app = typer.Typer(no_args_is_help=True, help="Measure parts of the harness (retrieval quality).")
+app.add_typer(bench_app, name="bench")
 
 out = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -45,6 +47,9 @@ class UsageError(Exception):
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
+    from mcptrials.agents.modules import ModuleError
+    from mcptrials.agents.registry import AgentOptionError
+    from mcptrials.agents.retrieval import RetrieverError
     from mcptrials.evolve.plan import PlanError
     from mcptrials.evolve.versions import VersionError
     from mcptrials.judges.base import JudgeSpecError
@@ -53,6 +58,8 @@ def _user_errors() -> Iterator[None]:
     from mcptrials.models.pricing import PriceError
     from mcptrials.models.registry import ModelSpecError
     from mcptrials.models.scripted import ScriptError
+    from mcptrials.replay.recording import ReplayError
+    from mcptrials.run.offer import OfferError
     from mcptrials.servers.config import ConfigError
     from mcptrials.servers.sandbox import FixtureError
     from mcptrials.tasks.loader import TaskFileError
@@ -60,7 +67,8 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
-            ProviderError, PlanError, VersionError, JudgeSpecError, LabelError) as exc:
+            ProviderError, PlanError, VersionError, JudgeSpecError, LabelError, ReplayError,
+            AgentOptionError, ModuleError, RetrieverError, OfferError) as exc:
         err.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
@@ -171,8 +179,23 @@ def run(
     models_file: Annotated[Path | None, typer.Option("--models", help="Models file with per-model settings.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
     agent: Annotated[str, typer.Option(
-        "--agent", help="react; reference (plays each task's plan); stale (plays the v0 plan on every version).")]
+        "--agent", help="react; planner (parallel rounds); copilot (route/execute over retrieval); reference (plays "
+                        "each task's plan); stale (plays the v0 plan on every version).")]
     = "react",
+    modules: Annotated[str | None, typer.Option(
+        "--modules", help="react add-ons, comma-separated: reflect, plan, memory.")] = None,
+    max_rounds: Annotated[int, typer.Option("--max-rounds", help="planner: rounds of parallel calls.")] = 20,
+    top_k: Annotated[int, typer.Option("--top-k", help="copilot: tools route returns.")] = 5,
+    retriever: Annotated[str, typer.Option(
+        "--retriever", help="copilot: bm25 (offline), openai:MODEL (an /v1/embeddings endpoint) or local.")] = "bm25",
+    retriever_base_url: Annotated[str | None, typer.Option(
+        "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.")] = None,
+    pool: Annotated[str, typer.Option(
+        "--pool", help="task (the task's servers, plus distractors) or all (every configured server).")] = "task",
+    distractors: Annotated[int | None, typer.Option(
+        "--distractors", min=0, help="Add K other servers' tools to each task without recorded distractors.")]
+    = None,
+    distractor_seed: Annotated[int, typer.Option("--distractor-seed", help="Seed of the distractor choice.")] = 0,
     stages: StagesOpt = None,
     lineages: LineagesOpt = None,
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
@@ -205,16 +228,24 @@ def run(
     judges: JudgesOpt = ALL_JUDGES,
     rubric_repeats: RubricRepeatsOpt = 5,
     judge_base_url: JudgeUrlOpt = None,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", help="Replay a recorded world: a result store file (its recorded runs) or a run id in --db; "
+                         "tasks default to the recorded ones.")] = None,
+    on_miss: Annotated[str, typer.Option(
+        "--on-miss", help="Under --replay, a call never recorded: error (the agent sees replay_miss) or live.")]
+    = "error",
 ) -> None:
     """Run agent episodes over MCP servers and store every step; re-run to resume."""
-    from mcptrials.agents.registry import AGENTS, MODEL_FREE, load_agent
+    from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
+    from mcptrials.run.options import DesignOptions, build_agent, prepare_offer
     from mcptrials.run.runner import FatalRunError, RunPlan, execute
     from mcptrials.servers.toolbox import Limits
     from mcptrials.store.db import Store
 
     with _user_errors():
-        specs, loaded = load_world(servers, tasks)
+        replayed = _replay_setup(replay, on_miss, db, servers, tasks)
+        specs, loaded = load_world(servers, tasks) if replayed is None else (replayed.specs, replayed.tasks)
         chosen = _select(loaded, task_ids, limit)
         if not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all or tasks):
             from mcptrials.bundled.world import smoke_tasks
@@ -228,15 +259,23 @@ def run(
             raise UsageError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
         if tool_mode not in {"native", "prompt"}:
             raise UsageError(f"unknown tool mode {tool_mode!r} (native, prompt)")
+        design = build_agent(agent, DesignOptions(modules, max_rounds, top_k, retriever, retriever_base_url),
+                             max_turns=max_turns, max_episode_tokens=max_episode_tokens, max_repeats=max_repeats)
+        chosen, offer_setting, notes = prepare_offer(specs, chosen, pool, distractors, distractor_seed)
+        for task_id, note in notes.items():
+            err.print(f"[yellow]distractors[/yellow] {task_id}: {note}", highlight=False)
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                                     reasoning_effort=reasoning_effort)
         chats = [None] if agent in MODEL_FREE else _models(model or [], models_file, base_url, sampling, prices,
                                                           tool_mode, constrained)
         plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
-                         agent=load_agent(agent, max_turns=max_turns, max_episode_tokens=max_episode_tokens,
-                                          max_repeats=max_repeats),
+                         agent=design, pool=pool, distractors=offer_setting,
                          limits=Limits(call_timeout=call_timeout), max_cost=max_cost, version=version)
-                 for chat in chats for version, v_specs, v_tasks in versioned_worlds(specs, chosen, stages, lineages)]
+                 for chat in chats for version, v_specs, v_tasks in (
+                     versioned_worlds(specs, chosen, stages, lineages) if replayed is None
+                     else replayed.worlds(chosen, stages))]
+        for plan in plans:
+            plan.replay = replayed.replay if replayed is not None else None
         store = Store(db)
         if judge:
             from mcptrials.judges.apply import judges_from_spec
@@ -245,29 +284,45 @@ def run(
                                           str(prices) if prices else None)[1]
             for plan in plans:
                 plan.judges = judge_list
-    for plan in plans:
-        view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
-        try:
+    async def run_plans() -> None:
+        # one event loop for every plan: providers keep pooled connections that belong to the loop
+        for plan in plans:
+            view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
             with view.progress:
-                result = anyio.run(execute, plan, store, view)
-        except FatalRunError as exc:
-            err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
-            err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
-            raise typer.Exit(3) from None
-        except KeyboardInterrupt:
-            err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
-            raise typer.Exit(130) from None
-        err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
-                  f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
-                  f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
-                  f"cost ${result.cost_usd:.4f}) -> {db}")
-        if result.not_started:
-            err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
-                      "re-run with a larger --max-cost to continue.")
+                result = await execute(plan, store, view)
+            err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
+                      f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
+                      f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
+                      f"cost ${result.cost_usd:.4f}) -> {db}")
+            if result.not_started:
+                err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
+                          "re-run with a larger --max-cost to continue.")
+
+    try:
+        anyio.run(run_plans)
+    except FatalRunError as exc:
+        err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
+        err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
+        raise typer.Exit(3) from None
+    except KeyboardInterrupt:
+        err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
+        raise typer.Exit(130) from None
     from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
 
     print_tables(report_from_store(store), out)
+
+
+def _replay_setup(source: str | None, on_miss: str, db: str, servers: Path | None,
+                  tasks: list[Path] | None) -> Any:
+    """``run --replay``: the recording, its replay and what to run (None without --replay)."""
+    if source is None:
+        if on_miss != "error":
+            raise UsageError("--on-miss needs --replay")
+        return None
+    from mcptrials.replay.setup import replay_setup
+
+    return replay_setup(source, on_miss, db, servers, tasks)
 
 
 # --------------------------------------------------------------------------- score / report
@@ -322,6 +377,16 @@ def score(
 def _require_db(db: str) -> None:
     if "://" not in db and not Path(db).exists():
         raise UsageError(f"no result store at {db} (run `mcptrials run` first, or give --db)")
+    _sqlite_or_new(db)
+
+
+def _sqlite_or_new(db: str) -> None:
+    """Refuse a --db path that exists but is not a SQLite file (a new path is fine: it is created)."""
+    from mcptrials.replay.recording import is_sqlite
+
+    path = Path(db).expanduser()
+    if "://" not in db and path.exists() and not is_sqlite(path):
+        raise UsageError(f"--db {db}: not a result store (SQLite file)")
 
 
 @app.command()
@@ -333,6 +398,9 @@ def report(
     labels: Annotated[Path | None, typer.Option(
         "--labels", help="Labels of stored episodes (JSONL, as for `agree`): each scorer's and judge's agreement"
                          " with them is shown beside the judged scores.")] = None,
+    decay: Annotated[bool, typer.Option(
+        "--decay", help="Only the decay curve: per stored refresh, the fraction of tasks identical/drifted/broken.")]
+    = False,
 ) -> None:
     """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
     from mcptrials.report.render import print_tables, render_csv, render_json
@@ -349,7 +417,11 @@ def report(
 
             found = Lineages(lineages)
         store = Store(db)
+        if decay:
+            _print_decay(store, fmt)
+            return
         data = report_from_store(store, k, lineages=found)
+        data.update(_replay_sections(store))
         if labels is not None:
             from mcptrials.judges.labelset import load_labels, measure
 
@@ -362,6 +434,95 @@ def report(
         print_tables(data, out)
         if "agreement" in data:
             _print_agreement(data["agreement"])
+        _print_replay_sections(data)
+
+
+def _replay_sections(store: Any) -> dict[str, Any]:
+    """The report's replay (runs made under replay) and decay (stored refreshes) sections, when there are any."""
+    from mcptrials.replay.refresh import decay
+    from mcptrials.replay.render import replayed_runs
+
+    found = {"replayed_runs": replayed_runs(store), "decay": decay(store)}
+    return {k: v for k, v in found.items() if v}
+
+
+def _print_replay_sections(data: dict[str, Any]) -> None:
+    from mcptrials.replay.render import print_decay, print_replayed
+
+    print_replayed(data.get("replayed_runs", []), out)
+    if data.get("decay"):
+        print_decay(data["decay"], out)
+
+
+def _print_decay(store: Any, fmt: str) -> None:
+    from mcptrials.replay.refresh import decay
+    from mcptrials.replay.render import print_decay
+
+    rows = decay(store)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"decay": rows}, indent=2) + "\n")
+    else:
+        print_decay(rows, out)
+
+
+@app.command()
+def refresh(
+    servers: ServersOpt = None,
+    tasks: TasksOpt = None,
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="Write the refreshed tasks here (JSONL): new baselines, carried-over values.")] = None,
+    db: DbOpt = DEFAULT_DB,
+    stage: Annotated[str | None, typer.Option(
+        "--stage", help="Refresh against this version of the servers' lineages (e.g. v1), tasks as written.")] = None,
+    lineages: LineagesOpt = None,
+    task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Re-run every task's reference plan on today's servers: identical, drifted or broken since its baseline.
+
+    The baseline is the task's own `provenance.refresh` (written by --out), else its first refresh in
+    --db, else none (this refresh records it). Exit 1 when any task is broken.
+    """
+    from mcptrials.replay.refresh import RefreshStore
+    from mcptrials.replay.refresh import refresh as refresh_tasks
+    from mcptrials.replay.render import print_refresh, refresh_summary, write_tasks
+    from mcptrials.store.db import Store
+
+    with _user_errors():
+        if fmt not in {"table", "json"}:
+            raise UsageError(f"unknown format {fmt!r} (table, json)")
+        specs, loaded = load_world(servers, tasks)
+        chosen = _select(loaded, task_ids, None)
+        if not chosen:
+            raise UsageError("no tasks to refresh (give --tasks FILE)")
+        if stage:
+            from mcptrials.evolve.versions import parse_versions
+
+            versions = parse_versions(stage)
+            if len(versions) != 1:
+                raise UsageError("--stage takes one version")
+            specs = versioned_worlds(specs, [], versions[0], lineages)[0][1]
+        _sqlite_or_new(db)
+        if out_file is not None and out_file.is_dir():
+            raise UsageError(f"--out {out_file}: is a folder (give the task file to write, e.g. tasks.jsonl)")
+        store = Store(db)
+    progress = Progress(TextColumn("refresh"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True)
+    with progress:
+        bar = progress.add_task("refresh", total=len(chosen))
+        items = anyio.run(refresh_tasks, specs, chosen, store, concurrency, lambda _i: progress.advance(bar))
+    label = f"{servers or 'bundled'}" + (f"@{stage}" if stage else "")
+    refresh_id = RefreshStore(store).save(label, items)
+    if out_file is not None:
+        with _user_errors():
+            write_tasks(out_file, chosen, items)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(refresh_summary(items, refresh_id), indent=2, default=str) + "\n")
+    else:
+        print_refresh(items, chosen, out)
+        err.print(f"refresh {refresh_id} stored in {db}" + (f"; refreshed tasks -> {out_file}" if out_file else ""))
+    raise typer.Exit(1 if any(i.verdict == "broken" for i in items) else 0)
 
 
 def _stored_world(store: Any) -> tuple[dict[str, Episode], dict[str, Any], dict[tuple[str, str], Task], list[Any],
@@ -758,6 +919,65 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
 
 
 @app.command()
+def generate(
+    method: Annotated[str, typer.Option("--method", help="chains (MCP-Bench) or explore (DynamicMCPBench).")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Tasks to keep.")],
+    out_file: Annotated[Path, typer.Option("--out", help="Task file to write (JSONL); alternatives, ledger and "
+                                                         "yield report go beside it.")],
+    servers: ServersOpt = None,
+    server: Annotated[list[str] | None, typer.Option("--server", help="Only these servers of the config.")] = None,
+    model: Annotated[str, typer.Option("--model", help="Model spec, e.g. openai:gpt-4o-mini, local:.")] = "local:",
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    categories: Annotated[list[str] | None, typer.Option(
+        "--categories", help="Categories (comma-separated or repeated) of the 15; default: all (chains: "
+                             "prerequisite-strict, complementary, long-similar-chain).")] = None,
+    distractors: Annotated[int, typer.Option("--distractors", min=0, help="Distractor tools per task.")] = 0,
+    max_candidates: Annotated[int | None, typer.Option("--max-candidates", min=1, help="Candidate budget "
+                                                                                        "(default 4 x N).")] = None,
+    min_solvability: Annotated[float, typer.Option("--min-solvability", min=1, max=10)] = 9.0,
+    min_utility: Annotated[float, typer.Option("--min-utility", min=1, max=10)] = 5.0,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Explorer turns per candidate.")] = 20,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Re-asks of a malformed reply.")] = 2,
+    now: Annotated[str | None, typer.Option("--now", help="Frozen clock of the tasks (ISO 8601 with offset).")]
+    = None,
+    fixtures: Annotated[Path | None, typer.Option("--fixtures", help="Folder of text files put in every "
+                                                                     "candidate's workspace.")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 2048,
+    fmt: FormatOpt = "table",
+) -> None:
+    """Generate a verified benchmark for any servers; re-run the same command to resume."""
+    from mcptrials.generate.command import GenerateError, generate_command, print_report
+    from mcptrials.generate.setup import configure
+    from mcptrials.models.base import SamplingSettings
+    from mcptrials.run.runner import FatalRunError
+
+    with _user_errors():
+        if fmt not in {"table", "json"}:
+            raise UsageError(f"unknown format {fmt!r} (table, json)")
+        specs, _ = load_world(servers, None)
+        try:
+            specs, config = configure(specs, server, method, n, seed, categories, distractors, max_candidates,
+                                      min_solvability, min_utility, max_turns, retries, now, fixtures)
+        except GenerateError as exc:
+            raise UsageError(str(exc)) from None
+        chat = _models([model], None, base_url, SamplingSettings(temperature=temperature, max_tokens=max_tokens),
+                       None, "native")[0]
+        try:
+            report_data = anyio.run(generate_command, specs, config, chat, out_file, err)
+        except GenerateError as exc:
+            raise UsageError(str(exc)) from None
+        except FatalRunError as exc:
+            raise UsageError(f"generation stopped: {exc}; re-run to resume") from None
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report_data, indent=2) + "\n")
+    else:
+        print_report(report_data, out)
+    raise typer.Exit(0 if report_data["kept"] >= n else 1)
+
+
+@app.command()
 def evolve(
     server: Annotated[str, typer.Option("--server", help="Name of the server to evolve.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for versions v0..vN and their manifests.")],
@@ -828,6 +1048,51 @@ def diff(
     from mcptrials.evolve.diff import diff_main
 
     raise typer.Exit(diff_main(old, new, fmt))
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    servers: ServersOpt = None,
+    tasks: TasksOpt = None,
+    retriever: Annotated[str, typer.Option("--retriever", help="bm25, openai:MODEL or local.")] = "bm25",
+    retriever_base_url: Annotated[str | None, typer.Option("--retriever-base-url")] = None,
+    ks: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = "1,3,5,10",
+    fmt: FormatOpt = "table",
+) -> None:
+    """Recall@k and MRR of the copilot's retriever: each task's prompt against every configured tool."""
+    from mcptrials.agents.retrieval import load_retriever, probe
+    from mcptrials.agents.retrieval_eval import evaluate, parse_ks
+    from mcptrials.run.options import catalogue
+
+    with _user_errors():
+        try:
+            cutoffs = parse_ks(ks)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        specs, loaded = load_world(servers, tasks)
+        if not loaded:
+            raise UsageError("no tasks to measure against (give --tasks FILE)")
+        chosen = load_retriever(retriever, retriever_base_url)
+        if retriever != "bm25":
+            anyio.run(probe, chosen)
+        pool = anyio.run(catalogue, specs)
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=err, transient=True)
+        with progress:
+            bar = progress.add_task(f"retrieval ({retriever})", total=len(loaded))
+            scores = anyio.run(evaluate, chosen, loaded, pool, cutoffs, lambda: progress.advance(bar))
+    if fmt == "json":
+        sys.stdout.write(json.dumps(scores.as_dict(), indent=2) + "\n")
+        return
+    table = Table(title=f"{retriever}: {scores.tasks} tasks, pool of {scores.pool} tools, MRR {scores.mrr:.3f}",
+                  title_justify="left")
+    for column in ("k", "recall@k", "all needed tools in top k"):
+        table.add_column(column, justify="right")
+    for k in cutoffs:
+        table.add_row(str(k), f"{scores.recall.get(k, 0.0):.3f}", f"{scores.complete.get(k, 0.0):.3f}")
+    out.print(table)
+    if scores.skipped:
+        err.print(f"{len(scores.skipped)} task(s) without reference tools in the pool were left out")
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -64,11 +65,50 @@ class ServerSpec(_Model):
     fixtures: dict[str, str] = Field(default_factory=dict)
 
     def public_view(self) -> dict[str, Any]:
-        """Return the spec with env and header values masked, safe to store or print."""
+        """Return the spec with env and header values masked, safe to store or print.
+
+        Also masked: a URL's password and query values, and the value of a secret-named command-line
+        flag (``--api-key X``, ``--token=X``).
+        """
         data = self.model_dump()
-        data["env"] = dict.fromkeys(self.env, "***")
-        data["headers"] = dict.fromkeys(self.headers, "***")
+        data["env"] = dict.fromkeys(self.env, MASK)
+        data["headers"] = dict.fromkeys(self.headers, MASK)
+        data["url"] = _masked_url(self.url) if self.url else self.url
+        data["args"] = _masked_args(self.args)
         return data
+
+
+MASK = "***"
+_SECRET_FLAG = re.compile(r"^--?[\w-]*(key|token|secret|password|passwd|auth|credential)[\w-]*$", re.IGNORECASE)
+
+
+def _masked_url(url: str) -> str:
+    """``url`` with its password and every query value masked (a token in a URL is a secret)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if parts.password is not None:
+            netloc = f"{parts.username}:{MASK}@{netloc.rsplit('@', 1)[1]}"
+        query = urlencode([(k, MASK) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    except ValueError:
+        return MASK
+
+
+def _masked_args(args: list[str]) -> list[str]:
+    """``args`` with the value of each secret-named flag masked (``--api-key X`` and ``--api-key=X``)."""
+    out: list[str] = []
+    for arg in args:
+        flag, eq, _ = arg.partition("=")
+        if eq and _SECRET_FLAG.match(flag):
+            out.append(f"{flag}={MASK}")
+        elif out and _SECRET_FLAG.match(out[-1]) and not arg.startswith("-"):
+            out.append(MASK)
+        else:
+            out.append(arg)
+    return out
 
 
 class ToolInfo(_Model):
@@ -79,6 +119,8 @@ class ToolInfo(_Model):
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     output_schema: dict[str, Any] | None = None
+    read_only: bool | None = None
+    """The server's ``readOnlyHint`` for the tool (None when it gave none); a replay needs to know what writes."""
 
     @property
     def qualified_name(self) -> str:
@@ -398,6 +440,8 @@ class Task(_Model):
     reference_answer: str | None = None
     key_points: list[str] = Field(default_factory=list)
     provenance: dict[str, Any] = Field(default_factory=dict)
+    distractors: list[str] = Field(default_factory=list)
+    """Qualified ``server__tool`` names of other servers' tools added to the task's offer."""
 
     @field_validator("now")
     @classmethod
@@ -405,6 +449,13 @@ class Task(_Model):
         if value is not None and value.tzinfo is None:
             raise ValueError("'now' needs a timezone offset, e.g. 2026-04-13T09:00:00+08:00")
         return value
+
+    @model_validator(mode="after")
+    def _distractors_elsewhere(self) -> Task:
+        for name in self.distractors:
+            if split_qualified(name)[0] in self.servers:
+                raise ValueError(f"distractor {name!r} is on one of the task's own servers")
+        return self
 
     @property
     def chain_length(self) -> ChainStratum:
@@ -417,6 +468,7 @@ class Task(_Model):
             "servers": self.servers,
             "now": self.now.isoformat() if self.now else None,
             "fixtures": self.fixtures.model_dump(),
+            **({"distractors": self.distractors} if self.distractors else {}),  # part of the offer
         })
 
 
@@ -455,6 +507,7 @@ ErrorKind = Literal[
     "timeout",           # no answer within the per-call timeout
     "server_crash",      # the server process or connection died
     "server_unavailable",# the server had already died or never started
+    "replay_miss",       # under replay, a call the recorded world never answered (the agent left it)
 ]
 INFRA_ERROR_KINDS: frozenset[str] = frozenset({"timeout", "server_crash", "server_unavailable"})
 
@@ -469,7 +522,9 @@ class ModelTurn(_Model):
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     finish_reason: str | None = None
-    role: Literal["agent", "judge", "compressor"] = "agent"
+    role: Literal["agent", "judge", "compressor", "router", "reflection", "plan", "memory"] = "agent"
+    """Who the call served: the agent's own turn, a judge, or a helper step of an agent design
+    (planner compression, copilot routing, the reflection / plan / memory modules)."""
 
 
 class ToolCallRecord(_Model):
@@ -490,6 +545,10 @@ class ToolCallRecord(_Model):
     latency_s: float = 0.0
     truncated: bool = False
     result_bytes: int = 0
+    started_s: float | None = None
+    """When the call was sent, in seconds since the episode's trajectory began (a turn's calls overlap)."""
+    replay: Literal["exact", "normalised", "live", "miss"] | None = None
+    """Under replay, how the call was answered: a recorded call matched exactly or normalised, live, or not."""
 
 
 Step = Annotated[ModelTurn | ToolCallRecord, Field(discriminator="kind")]
@@ -503,6 +562,18 @@ class InfraError(_Model):
     kind: str
     message: str
     server: str | None = None
+
+
+class ServerIdentity(_Model):
+    """The world a recording came from: a server's tool-list hash and what it said it was at ``initialize``.
+
+    ``replay_of`` names the recorded run(s) a replayed server answered from (None when live).
+    """
+
+    tools_hash: str
+    name: str | None = None
+    version: str | None = None
+    replay_of: list[str] | None = None
 
 
 class Episode(_Model):
@@ -528,6 +599,11 @@ class Episode(_Model):
     state: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime | None = None
     duration_s: float = 0.0
+    offered_tools: list[str] = Field(default_factory=list)
+    """Qualified names of every tool the agent could call (directly, or through a copilot's route)."""
+    offered_count: int = 0
+    servers: dict[str, ServerIdentity] = Field(default_factory=dict)
+    """Per server of the episode, the identity of the world it answered from (the recording's key)."""
 
     @property
     def tool_calls(self) -> list[ToolCallRecord]:

@@ -56,9 +56,12 @@ def completion(text: str = "", tool_calls: list[tuple[str, dict[str, Any] | str]
 class FakeOpenAI:
     """Serve queued replies on 127.0.0.1; use as a context manager."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None, keep_alive: bool = False) -> None:
+        """``keep_alive``: speak HTTP/1.1 and keep connections open, as real endpoints do."""
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        """The URL path of each request, in the order of ``requests``."""
         self.default: Reply | None = None
         self.responder = responder
         """Makes the reply from the request when none is queued (before ``default``)."""
@@ -66,6 +69,8 @@ class FakeOpenAI:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -75,6 +80,7 @@ class FakeOpenAI:
                 request = json.loads(raw or b"{}")
                 with fake._lock:
                     fake.requests.append(request)
+                    fake.paths.append(self.path)
                     reply = fake.replies.pop(0) if fake.replies else None
                 if reply is None and fake.responder is not None:
                     reply = fake.responder(request)

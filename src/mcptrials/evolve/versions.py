@@ -164,6 +164,16 @@ def _rewrite_minefield(mine: Minefield, chains: Mapping[str, PlanChain]) -> list
     return out
 
 
+def _rewrite_distractors(names: list[str], lineages: Lineages, version: str) -> list[str]:
+    """A task's distractor tools as ``version`` names them (a distractor the version removed is dropped)."""
+    out: list[str] = []
+    for name in names:
+        chain = lineages.chain(split_qualified(name)[0], version)
+        targets = [name] if chain is None else [t.tool for t in tool_mapping(chain, [name])[name].targets]
+        out += [t for t in targets if t not in out]
+    return out
+
+
 def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
     """The task as it must be solved and scored on ``version`` of its servers."""
     chains = {s: c for s in task.servers if (c := lineages.chain(s, version)) is not None}
@@ -173,6 +183,8 @@ def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
             operators.setdefault(v, []).extend(ops)
     provenance = {**task.provenance, "version": version, "operators_by_version": operators,
                   "original_reference": [step.model_dump() for step in task.reference]}
+    if task.distractors:
+        task = task.model_copy(update={"distractors": _rewrite_distractors(task.distractors, lineages, version)})
     if not chains:
         return task.model_copy(update={"provenance": provenance})
     reference = []

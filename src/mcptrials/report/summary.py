@@ -28,7 +28,7 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "version": episode.version,
         "attempt": episode.attempt,
         "model": episode.model,
-        "agent": episode.agent,
+        "agent": episode.agent + (" (replay)" if any(s.replay_of for s in episode.servers.values()) else ""),
         "outcome": outcome_of(episode, effects),
         "termination": episode.termination,
         "checkpoints": {c.id: c.passed for c in effects.checkpoints} if effects else {},

@@ -30,6 +30,7 @@ from mcptrials.model import (
     stable_hash,
 )
 from mcptrials.models.base import ChatModel, EpisodeContext, ProviderError
+from mcptrials.run.offer import episode_servers, offer_filter
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.scoring.state import capture_state
@@ -57,6 +58,14 @@ class RunPlan:
     max_cost: float | None = None
     judges: list[Any] = field(default_factory=list)
     """Judges (``mcptrials.judges``) run on each episode after Tier-1 (``run --judge``)."""
+    pool: str = "task"
+    """Which tools an episode offers: ``task`` (its servers and distractors) or ``all`` (every server)."""
+    distractors: dict[str, int] | None = None
+    """``run --distractors K``: {k, seed} applied to tasks without recorded distractors."""
+    replay: Any = None
+    """``run --replay``: a ``mcptrials.replay.Replay`` whose recorded servers stand in for the live ones."""
+    capture: Callable[[Path, Task], dict[str, Any]] | None = None
+    """What to snapshot of the sandbox after the servers stop (default: ``capture_state``; generation takes more)."""
 
     @property
     def model_spec(self) -> str:
@@ -71,6 +80,9 @@ class RunPlan:
             "servers": {name: {k: v for k, v in spec.public_view().items() if k not in {"fixtures"}}
                         for name, spec in sorted(self.servers.items())},
             "version": self.version,
+            **({"pool": self.pool} if self.pool != "task" else {}),
+            **({"distractors": self.distractors} if self.distractors else {}),
+            **({"replay": self.replay.settings()} if self.replay is not None else {}),
         }
 
     def record(self) -> dict[str, Any]:
@@ -128,10 +140,11 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                              reference=[step.model_dump() for step in task.reference],
                              reference_answer=task.reference_answer)
     model = plan.model.for_episode(context) if plan.model is not None else None
-    specs = [plan.servers[name] for name in task.servers]
-    with episode_sandbox(task.fixtures.files) as sandbox:
-        async with open_toolbox(specs, sandbox, now=task.now.isoformat() if task.now else None,
-                                limits=plan.limits) as box:
+    specs = [plan.servers[name] for name in episode_servers(task, plan.servers, plan.pool)]
+    with episode_sandbox(task.fixtures.files) if plan.replay is None else plan.replay.sandbox(task) as sandbox:
+        opener = open_toolbox if plan.replay is None else plan.replay.opener(task, attempt)
+        async with opener(specs, sandbox, now=task.now.isoformat() if task.now else None,
+                          limits=plan.limits, offer=offer_filter(task, plan.pool)) as box:
             offered = {t.qualified_name: t for t in box.tools}
             if box.failures:
                 name, failure = next(iter(box.failures.items()))
@@ -147,8 +160,11 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                     else:
                         trajectory.termination = "infra_error"
                         infra = InfraError(kind=f"provider_{exc.kind}", message=exc.message)
-            tool_hashes = box.tool_hashes()
-        state = capture_state(sandbox, task)  # after the servers stopped, before the sandbox goes
+            tool_hashes = {q: t.schema_hash for q, t in offered.items()}  # as offered: a crash hides none
+            identity = box.server_identity()
+        state = (plan.capture or capture_state)(sandbox, task)  # after the servers stopped, before the sandbox goes
+        if plan.replay is not None:  # replayed writes never reach the sandbox: the recording says what it held
+            state = plan.replay.final_state(task, attempt, state)
     if fatal is not None:  # raised outside the server task group so it reaches the runner unwrapped
         raise FatalRunError(f"{plan.model_spec}: {fatal.message}")
     if infra is None:
@@ -164,6 +180,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
         final_answer=trajectory.final_answer, termination=trajectory.termination, infra_error=infra,
         agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes, state=state,
         started_at=started, duration_s=time.perf_counter() - t0,
+        offered_tools=sorted(offered), offered_count=len(offered), servers=identity,
     )
     return episode, offered
 

@@ -46,8 +46,8 @@ def _run_query(db: Path, query: str) -> dict[str, Any]:
         con.close()
 
 
-def capture_state(sandbox: Path, task: Task) -> dict[str, Any]:
-    """Snapshot the sandbox for the state checkpoints: small text files whole, SQLite files by query."""
+def capture_files(sandbox: Path) -> dict[str, Any]:
+    """Every sandbox file by relative path: size and digest, and the text of small text files (bounded)."""
     files: dict[str, Any] = {}
     budget = MAX_SNAPSHOT_TEXT
     paths = sorted(p for p in sandbox.rglob("*") if p.is_file() and not p.is_symlink())[:MAX_FILES]
@@ -62,6 +62,25 @@ def capture_state(sandbox: Path, task: Task) -> dict[str, Any]:
             except UnicodeDecodeError:
                 pass
         files[rel] = entry
+    return files
+
+
+def capture_tables(db: Path) -> dict[str, Any]:
+    """Every table of a SQLite file: columns, primary key and rows (at most ``MAX_ROWS`` each)."""
+    tables: dict[str, Any] = {}
+    listing = _run_query(db, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+                             " ORDER BY name")
+    for (name,) in listing.get("rows", []):
+        quoted = '"' + str(name).replace('"', '""') + '"'
+        info = _run_query(db, f"PRAGMA table_info({quoted})")
+        pk = [row[1] for row in sorted(info.get("rows", []), key=lambda r: r[5]) if row[5]]
+        tables[name] = {**_run_query(db, f"SELECT * FROM {quoted}"), "pk": pk}
+    return tables
+
+
+def capture_state(sandbox: Path, task: Task) -> dict[str, Any]:
+    """Snapshot the sandbox for the state checkpoints: small text files whole, SQLite files by query."""
+    files = capture_files(sandbox)
     queries: dict[str, Any] = {}
     for cp in task.spec.checkpoints:
         if isinstance(cp, StateCheckpoint) and cp.query:

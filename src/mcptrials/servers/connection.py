@@ -52,6 +52,8 @@ class CallOutcome:
     latency_s: float = 0.0
     truncated: bool = False
     result_bytes: int = 0
+    replay: str | None = None
+    """Under replay: exact, normalised, live or miss (how the recorded world answered)."""
 
 
 @dataclass
@@ -116,6 +118,8 @@ class ServerConnection:
     tools: list[ToolInfo] = field(default_factory=list)
     startup_s: float = 0.0
     dead: str | None = None
+    server_info: dict[str, str | None] | None = None
+    """The server's name and version as it stated them at ``initialize`` (None if it did not)."""
     _client: Client | None = None
     _closing: anyio.Event = field(default_factory=anyio.Event)
     _stderr_path: Path | None = None
@@ -174,10 +178,13 @@ class ServerConnection:
                     self.tools = [
                         ToolInfo(server=self.spec.name, name=t.name, description=t.description or "",
                                  input_schema=dict(t.input_schema or {"type": "object", "properties": {}}),
-                                 output_schema=dict(t.output_schema) if t.output_schema else None)
+                                 output_schema=dict(t.output_schema) if t.output_schema else None,
+                                 read_only=t.annotations.read_only_hint if t.annotations else None)
                         for t in listing.tools
                     ]
                     self.startup_s = time.perf_counter() - t0
+                    info = client.server_info
+                    self.server_info = None if info is None else {"name": info.name, "version": info.version}
                     scope.deadline = math.inf
                     self._client = client
                     started = True

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from mcptrials.model import ServerSpec, ToolInfo, split_qualified
+from mcptrials.model import ServerIdentity, ServerSpec, ToolInfo, split_qualified, stable_hash
 from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure
 
 
@@ -29,10 +29,17 @@ class Toolbox:
 
     connections: dict[str, ServerConnection]
     failures: dict[str, StartFailure] = field(default_factory=dict)
+    offer: tuple[frozenset[str], frozenset[str]] | None = None
+    """(servers offered whole, single ``server__tool`` names offered) when not every started tool is offered."""
+
+    def offers(self, tool: ToolInfo) -> bool:
+        """Whether the agent is offered ``tool`` (a distractor server's other tools are not)."""
+        return self.offer is None or tool.server in self.offer[0] or tool.qualified_name in self.offer[1]
 
     @property
     def tools(self) -> list[ToolInfo]:
-        return [tool for conn in self.connections.values() if conn.dead is None for tool in conn.tools]
+        return [tool for conn in self.connections.values() if conn.dead is None for tool in conn.tools
+                if self.offers(tool)]
 
     def tool(self, qualified: str) -> ToolInfo | None:
         """The tool listed under ``qualified``, if any live server offers it."""
@@ -40,6 +47,11 @@ class Toolbox:
 
     def tool_hashes(self) -> dict[str, str]:
         return {t.qualified_name: t.schema_hash for t in self.tools}
+
+    def server_identity(self) -> dict[str, ServerIdentity]:
+        """Per started server: its whole tool list's hash and its ``initialize`` name/version (recording key)."""
+        return {name: getattr(conn, "recorded_identity", None) or server_identity(conn.tools, conn.server_info)
+                for name, conn in self.connections.items()}
 
     async def call(self, qualified: str, arguments: dict[str, Any]) -> tuple[str | None, str | None, CallOutcome]:
         """Call ``server__tool``; unknown names come back as an ``unknown_tool`` error."""
@@ -54,10 +66,18 @@ class Toolbox:
                 return server, tool, CallOutcome(f"server {server!r} is unavailable: {failure.reason}",
                                                  is_error=True, error_kind="server_unavailable")
             return None, None, CallOutcome(_unknown(qualified, self.tools), is_error=True, error_kind="unknown_tool")
-        if conn.dead is None and not any(t.name == tool for t in conn.tools):
+        if conn.dead is None and not any(t.name == tool and self.offers(t) for t in conn.tools):
             return server, None, CallOutcome(_unknown(qualified, self.tools), is_error=True,
                                              error_kind="unknown_tool")
         return server, tool, await conn.call(tool, arguments)
+
+
+def server_identity(tools: Iterable[ToolInfo], info: dict[str, str | None] | None,
+                    replay_of: list[str] | None = None) -> ServerIdentity:
+    """A server's identity: the hash of its listed tools (all of them, offered or not) and its stated name/version."""
+    info = info or {}
+    return ServerIdentity(tools_hash=stable_hash(sorted(t.schema_hash for t in tools)), name=info.get("name"),
+                          version=info.get("version"), replay_of=replay_of)
 
 
 def _unknown(name: str, tools: Iterable[ToolInfo]) -> str:
@@ -68,7 +88,8 @@ def _unknown(name: str, tools: Iterable[ToolInfo]) -> str:
 
 @asynccontextmanager
 async def open_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now: str | None = None,
-                       limits: Limits | None = None, log_dir: Path | None = None) -> AsyncIterator[Toolbox]:
+                       limits: Limits | None = None, log_dir: Path | None = None,
+                       offer: tuple[frozenset[str], frozenset[str]] | None = None) -> AsyncIterator[Toolbox]:
     """Start every server concurrently in ``sandbox``; yield their tools; shut all down after.
 
     A server that fails to start is left out and reported in ``Toolbox.failures``.
@@ -94,7 +115,7 @@ async def open_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now: str |
                 for conn in conns.values():
                     starters.start_soon(start, conn)
             live = {name: conn for name, conn in conns.items() if name not in failures}
-            yield Toolbox(connections=live, failures=failures)
+            yield Toolbox(connections=live, failures=failures, offer=offer)
         finally:
             for conn in conns.values():
                 conn.close()

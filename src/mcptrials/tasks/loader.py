@@ -112,4 +112,7 @@ def check_servers(tasks: Iterable[Task], servers: Iterable[str]) -> list[str]:
         missing = [s for s in task.servers if s not in known]
         if missing:
             problems.append(f"task {task.id!r}: servers {missing} are not in the servers config")
+        strays = sorted({d.partition("__")[0] for d in task.distractors} - known)
+        if strays:
+            problems.append(f"task {task.id!r}: distractor servers {strays} are not in the servers config")
     return problems
