@@ -382,7 +382,7 @@ def _require_db(db: str) -> None:
 
 def _sqlite_or_new(db: str) -> None:
     """Refuse a --db path that exists but is not a SQLite file (a new path is fine: it is created)."""
-    from mcptrials.replay.recording import is_sqlite
+    from mcptrials.store.db import is_sqlite
 
     path = Path(db).expanduser()
     if "://" not in db and path.exists() and not is_sqlite(path):

@@ -596,14 +596,21 @@ class Episode(_Model):
     agent_error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     tool_hashes: dict[str, str] = Field(default_factory=dict)
+    """Schema hash of every tool offered to the agent, by qualified name (so also what was offered)."""
     state: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime | None = None
     duration_s: float = 0.0
-    offered_tools: list[str] = Field(default_factory=list)
-    """Qualified names of every tool the agent could call (directly, or through a copilot's route)."""
-    offered_count: int = 0
     servers: dict[str, ServerIdentity] = Field(default_factory=dict)
     """Per server of the episode, the identity of the world it answered from (the recording's key)."""
+
+    @property
+    def offered_tools(self) -> list[str]:
+        """Qualified names of every tool the agent could call (directly, or through a copilot's route)."""
+        return sorted(self.tool_hashes)
+
+    @property
+    def offered_count(self) -> int:
+        return len(self.tool_hashes)
 
     @property
     def tool_calls(self) -> list[ToolCallRecord]:

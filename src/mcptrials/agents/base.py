@@ -16,6 +16,7 @@ from mcptrials.model import (
     ToolCallRecord,
     ToolCallRequest,
     Usage,
+    stable_hash,
 )
 from mcptrials.models.base import ChatModel, Message, ModelResponse, ToolSchema
 from mcptrials.servers.toolbox import Toolbox
@@ -66,6 +67,43 @@ def over_budget(trajectory: Trajectory, max_tokens: int | None) -> bool:
         return False
     usage = trajectory.usage
     return usage.prompt_tokens + usage.completion_tokens >= max_tokens
+
+
+def repeated_turns(trajectory: Trajectory) -> int:
+    """How many of the latest model turns asked for exactly the same tool calls and got the same results.
+
+    Repeating a call whose result changes (editing the first occurrence of a word, paging) is
+    progress, not a loop.
+    """
+    turns: list[tuple[ModelTurn, list[ToolCallRecord]]] = []
+    for step in trajectory.steps:
+        if isinstance(step, ModelTurn) and step.role == "agent":
+            turns.append((step, []))
+        elif isinstance(step, ToolCallRecord) and turns:
+            turns[-1][1].append(step)
+    if not turns or not turns[-1][0].tool_calls:
+        return 0
+
+    def key(turn: ModelTurn, records: list[ToolCallRecord]) -> str:
+        return stable_hash([[(c.name, c.arguments, c.raw_arguments) for c in turn.tool_calls],
+                            [(r.content, r.is_error) for r in records]])
+
+    last, count = key(*turns[-1]), 0
+    for turn, records in reversed(turns):
+        if key(turn, records) != last:
+            break
+        count += 1
+    return count
+
+
+def stuck(trajectory: Trajectory, max_repeats: int, unit: str = "turns") -> bool:
+    """Whether the latest ``max_repeats`` model turns repeated themselves; if so the episode is marked stuck."""
+    repeats = repeated_turns(trajectory)
+    if not max_repeats or repeats < max_repeats:
+        return False
+    trajectory.termination = "agent_error"
+    trajectory.agent_error = f"stuck: the same tool calls with the same results {repeats} {unit} in a row"
+    return True
 
 
 def tool_schemas(toolbox: Toolbox) -> list[ToolSchema]:

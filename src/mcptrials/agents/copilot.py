@@ -19,9 +19,9 @@ from mcptrials.agents.base import (
     load_prompt,
     over_budget,
     result_text,
+    stuck,
     timed_generate,
 )
-from mcptrials.agents.react import _repeated_turns
 from mcptrials.agents.retrieval import Hit, ToolRetriever
 from mcptrials.model import ErrorKind, Task, ToolCallRecord, ToolCallRequest, ToolInfo, qualified_name, stable_hash
 from mcptrials.models.base import ChatModel, Message, ModelResponse, ToolSchema
@@ -156,10 +156,7 @@ class CopilotAgent:
                                                           call.arguments))
             for record in await execute_calls(toolbox, executions, turn, trajectory):
                 replies[record.call_id] = result_text(record)
-            repeats = _repeated_turns(trajectory)
-            if self.max_repeats and repeats >= self.max_repeats:
-                trajectory.termination = "agent_error"
-                trajectory.agent_error = f"stuck: the same tool calls with the same results {repeats} turns in a row"
+            if stuck(trajectory, self.max_repeats):
                 return
             for call in response.tool_calls:
                 messages.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=replies[call.id]))

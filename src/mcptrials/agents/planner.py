@@ -21,10 +21,10 @@ from mcptrials.agents.base import (
     load_prompt,
     over_budget,
     result_text,
+    stuck,
     timed_generate,
     tool_schemas,
 )
-from mcptrials.agents.react import _repeated_turns
 from mcptrials.model import Task, ToolCallRecord, stable_hash
 from mcptrials.models.base import ChatModel, Message, ModelResponse, ProviderError
 from mcptrials.servers.toolbox import Toolbox
@@ -116,10 +116,7 @@ class PlannerAgent:
                 return
             messages.append(Message(role="assistant", content=response.text, tool_calls=response.tool_calls))
             records = await execute_calls(toolbox, response.tool_calls, round_, trajectory)
-            repeats = _repeated_turns(trajectory)
-            if self.max_repeats and repeats >= self.max_repeats:
-                trajectory.termination = "agent_error"
-                trajectory.agent_error = f"stuck: the same tool calls with the same results {repeats} rounds in a row"
+            if stuck(trajectory, self.max_repeats, unit="rounds"):
                 break  # nothing new to gather: answer from the evidence, as at the round limit
             short = await self._compress(model, task, records, trajectory)
             for record in records:

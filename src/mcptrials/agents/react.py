@@ -3,44 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from mcptrials.agents import modules
-from mcptrials.agents.base import Trajectory, execute_calls, over_budget, result_text, timed_generate, tool_schemas
-from mcptrials.model import ModelTurn, Task, ToolCallRecord, stable_hash
+from mcptrials.agents.base import (
+    Trajectory,
+    execute_calls,
+    load_prompt,
+    over_budget,
+    result_text,
+    stuck,
+    timed_generate,
+    tool_schemas,
+)
+from mcptrials.model import Task, stable_hash
 from mcptrials.models.base import ChatModel, Message
 from mcptrials.servers.toolbox import Toolbox
 
-
-def _repeated_turns(trajectory: Trajectory) -> int:
-    """How many of the latest model turns asked for exactly the same tool calls and got the same results.
-
-    Repeating a call whose result changes (editing the first occurrence of a word, paging) is
-    progress, not a loop.
-    """
-    turns: list[tuple[ModelTurn, list[ToolCallRecord]]] = []
-    for step in trajectory.steps:
-        if isinstance(step, ModelTurn) and step.role == "agent":
-            turns.append((step, []))
-        elif isinstance(step, ToolCallRecord) and turns:
-            turns[-1][1].append(step)
-    if not turns or not turns[-1][0].tool_calls:
-        return 0
-
-    def key(turn: ModelTurn, records: list[ToolCallRecord]) -> str:
-        return stable_hash([[(c.name, c.arguments, c.raw_arguments) for c in turn.tool_calls],
-                            [(r.content, r.is_error) for r in records]])
-
-    last, count = key(*turns[-1]), 0
-    for turn, records in reversed(turns):
-        if key(turn, records) != last:
-            break
-        count += 1
-    return count
-
-
-SYSTEM_PROMPT = resources.files("mcptrials.agents").joinpath("prompts/react_system.txt").read_text("utf-8")
+SYSTEM_PROMPT = load_prompt("react_system")
 
 
 @dataclass
@@ -89,10 +69,7 @@ class ReactAgent:
                 return
             messages.append(Message(role="assistant", content=response.text, tool_calls=response.tool_calls))
             records = await execute_calls(toolbox, response.tool_calls, turn, trajectory)
-            repeats = _repeated_turns(trajectory)
-            if self.max_repeats and repeats >= self.max_repeats:
-                trajectory.termination = "agent_error"
-                trajectory.agent_error = f"stuck: the same tool calls with the same results {repeats} turns in a row"
+            if stuck(trajectory, self.max_repeats):
                 return
             for record in records:
                 messages.append(Message(role="tool", tool_call_id=record.call_id, name=record.name,

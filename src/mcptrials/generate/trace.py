@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,13 +12,15 @@ from mcptrials.agents.base import Trajectory
 from mcptrials.agents.react import ReactAgent
 from mcptrials.generate.distill import is_write
 from mcptrials.generate.draft import Rejected, TaskDraft, Trace
+from mcptrials.generate.prompting import prompt_text
 from mcptrials.model import ServerSpec, Task, TaskSpec, ValueCheckpoint
 from mcptrials.models.base import ChatModel
 from mcptrials.run.runner import RunPlan, run_episode
 from mcptrials.scoring.state import capture_files, capture_tables
 from mcptrials.servers.toolbox import Toolbox
+from mcptrials.store.db import is_sqlite
 
-EXPLORER_PROMPT = resources.files("mcptrials.generate").joinpath("prompts/explore_system.txt").read_text("utf-8")
+EXPLORER_PROMPT = prompt_text("explore_system.txt")
 GIVE_UP = re.compile(r"^\s*give\s*up\b|\b(i (?:was|am) unable to|i could not|i couldn't|i cannot|i can't|"
                      r"unable to (?:complete|find|do)|not possible (?:to|with))\b", re.IGNORECASE)
 
@@ -28,16 +29,8 @@ def snapshot(sandbox: Path) -> dict[str, Any]:
     """The sandbox as the distiller reads it: files (text whole, others by digest) and SQLite tables as rows."""
     files = capture_files(sandbox)
     sqlite = {rel: capture_tables(sandbox / rel) for rel in files
-              if "text" not in files[rel] and _is_sqlite(sandbox / rel)}
+              if "text" not in files[rel] and is_sqlite(sandbox / rel)}
     return {"files": files, "sqlite": sqlite}
-
-
-def _is_sqlite(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
 
 
 class _BeforeFirstWrite:

@@ -17,12 +17,10 @@ from typing import Any
 
 from mcptrials.model import Episode, ServerSpec, Task, ToolCallRecord, ToolInfo, stable_hash
 from mcptrials.scoring.matchers import effective_arguments
-from mcptrials.store.db import Store, task_version
+from mcptrials.store.db import Store, is_sqlite, task_version
 
 INFRA_KINDS = frozenset({"timeout", "server_crash", "server_unavailable", "replay_miss"})
 """Error kinds that are not an answer of the recorded server (never evidence that it keeps state)."""
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 EpisodeKey = tuple[str, str, int]
 """(task id, server version, attempt): which recorded history an episode is answered from."""
@@ -158,15 +156,6 @@ class Recording:
                         break
             self._stateful[server] = found
         return self._stateful[server]
-
-
-def is_sqlite(path: Path) -> bool:
-    """Whether ``path`` is a SQLite database file (by its header)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(16) == SQLITE_MAGIC
-    except OSError:
-        return False
 
 
 def _replay_sources(config: Mapping[str, Any]) -> list[str]:

@@ -180,7 +180,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
         final_answer=trajectory.final_answer, termination=trajectory.termination, infra_error=infra,
         agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes, state=state,
         started_at=started, duration_s=time.perf_counter() - t0,
-        offered_tools=sorted(offered), offered_count=len(offered), servers=identity,
+        servers=identity,
     )
     return episode, offered
 

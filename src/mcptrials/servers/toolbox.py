@@ -45,9 +45,6 @@ class Toolbox:
         """The tool listed under ``qualified``, if any live server offers it."""
         return next((t for t in self.tools if t.qualified_name == qualified), None)
 
-    def tool_hashes(self) -> dict[str, str]:
-        return {t.qualified_name: t.schema_hash for t in self.tools}
-
     def server_identity(self) -> dict[str, ServerIdentity]:
         """Per started server: its whole tool list's hash and its ``initialize`` name/version (recording key)."""
         return {name: getattr(conn, "recorded_identity", None) or server_identity(conn.tools, conn.server_info)

@@ -91,6 +91,18 @@ judgments = Table(
 """Model judgments keyed by (judge, version, prompt hash): a re-run or re-score never asks again."""
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: Path) -> bool:
+    """Whether ``path`` is a SQLite database file (by its header)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
