@@ -12,7 +12,15 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 SCHEMA_VERSION = 1
 SEPARATOR = "__"
@@ -50,7 +58,7 @@ class ServerSpec(_Model):
 
     schema_version: int = SCHEMA_VERSION
     name: str
-    transport: Literal["stdio", "http"] = "stdio"
+    transport: Literal["stdio", "http", "sse"] = "stdio"
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
@@ -63,22 +71,54 @@ class ServerSpec(_Model):
     source_path: str | None = None
     version: str = "v0"
     fixtures: dict[str, str] = Field(default_factory=dict)
+    faketime: bool = True
+    """A stdio server's clock is frozen at the task's ``now`` through libfaketime (``false`` opts out)."""
+    reuse: bool | None = None
+    """May one process serve many episodes (``servers.pool``)? None: decided by kind (bundled read-only: yes)."""
+
+    _expanded: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Values that ``${VAR}`` references in the config expanded to -> the reference (never stored)."""
+
+    def with_expanded(self, expanded: dict[str, str]) -> ServerSpec:
+        """Remember which values came from ``${VAR}`` expansion, so ``public_view`` shows the reference instead."""
+        self._expanded = {value: ref for value, ref in expanded.items() if len(value) >= MIN_SECRET_CHARS}
+        return self
 
     def public_view(self) -> dict[str, Any]:
         """Return the spec with env and header values masked, safe to store or print.
 
-        Also masked: a URL's password and query values, and the value of a secret-named command-line
-        flag (``--api-key X``, ``--token=X``).
+        Also masked: a URL's password and query values, the value of a secret-named command-line
+        flag (``--api-key X``, ``--token=X``), and anywhere in command, args, url and cwd, a value that a
+        ``${VAR}`` of the config expanded to (shown as ``${VAR}``).
         """
         data = self.model_dump()
+        if self._expanded:
+            for key in ("command", "url", "cwd", "source_path"):
+                data[key] = _unexpanded(data[key], self._expanded)
+            data["args"] = [_unexpanded(a, self._expanded) for a in data["args"]]
         data["env"] = dict.fromkeys(self.env, MASK)
         data["headers"] = dict.fromkeys(self.headers, MASK)
-        data["url"] = _masked_url(self.url) if self.url else self.url
-        data["args"] = _masked_args(self.args)
+        data["url"] = _masked_url(data["url"]) if data["url"] else data["url"]
+        data["args"] = _masked_args(data["args"])
+        if self.faketime:  # the default stays out of the record, so earlier runs keep their keys
+            del data["faketime"]
         return data
 
 
 MASK = "***"
+MIN_SECRET_CHARS = 6
+"""Expanded values shorter than this are left alone in stored records (a ``1`` or ``on`` is no secret)."""
+
+
+def _unexpanded(text: str | None, expanded: dict[str, str]) -> str | None:
+    """``text`` with every expanded value (longest first) replaced by the reference it came from."""
+    if not text:
+        return text
+    for value in sorted(expanded, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, expanded[value])
+    return text
+
 _SECRET_FLAG = re.compile(r"^--?[\w-]*(key|token|secret|password|passwd|auth|credential)[\w-]*$", re.IGNORECASE)
 
 
@@ -97,17 +137,39 @@ def _masked_url(url: str) -> str:
         return MASK
 
 
+def public_url(url: str | None) -> str | None:
+    """``url`` safe to store or print: its password and query values masked (None stays None)."""
+    return _masked_url(url) if url else url
+
+
+_SECRET_ASSIGNMENT = re.compile(r"^-{0,2}[\w-]*(key|token|secret|password|passwd|auth|credential)[\w-]*$",
+                                re.IGNORECASE)
+"""The name part of a ``NAME=value`` argument whose value is a secret (``--token=X``, ``-e GITHUB_TOKEN=X``)."""
+URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
+"""A URL inside a command-line argument (``https://host/mcp?key=X``, ``--upstream-url=http://u:pw@host``)."""
+
+
+def _masked_urls(arg: str) -> str:
+    """``arg`` with each URL in it that has a password or a query masked (others left exactly as written)."""
+    def mask(match: re.Match[str]) -> str:
+        url = match.group()
+        return url if "@" not in url and "?" not in url else _masked_url(url)
+
+    return URL_IN_TEXT.sub(mask, arg) if "://" in arg else arg
+
+
 def _masked_args(args: list[str]) -> list[str]:
-    """``args`` with the value of each secret-named flag masked (``--api-key X`` and ``--api-key=X``)."""
+    """``args`` with the value of each secret-named flag masked (``--api-key X``, ``--api-key=X``,
+    ``API_TOKEN=X``) and the password and query values of URLs in them."""
     out: list[str] = []
     for arg in args:
         flag, eq, _ = arg.partition("=")
-        if eq and _SECRET_FLAG.match(flag):
+        if eq and _SECRET_ASSIGNMENT.match(flag):
             out.append(f"{flag}={MASK}")
         elif out and _SECRET_FLAG.match(out[-1]) and not arg.startswith("-"):
             out.append(MASK)
         else:
-            out.append(arg)
+            out.append(_masked_urls(arg))
     return out
 
 
@@ -410,6 +472,16 @@ class Fixtures(_Model):
 
     files: dict[str, str] = Field(default_factory=dict)
 
+    @field_validator("files")
+    @classmethod
+    def _inside_sandbox(cls, files: dict[str, str]) -> dict[str, str]:
+        from mcptrials.safety.paths import fixture_paths_problem
+
+        problem = fixture_paths_problem(files)
+        if problem is not None:
+            raise ValueError(problem)
+        return files
+
 
 ChainStratum = Literal["short", "medium", "long"]
 
@@ -421,6 +493,20 @@ def chain_stratum(steps: int) -> ChainStratum:
     if steps <= 4:
         return "medium"
     return "long"
+
+
+class ElicitationRule(_Model):
+    """One answer to a server's elicitation: when ``match`` (a regex, case-insensitive) is found in its message."""
+
+    match: str = ".*"
+    action: Literal["accept", "decline", "cancel"] = "accept"
+    content: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("match")
+    @classmethod
+    def _valid_match(cls, value: str) -> str:
+        _compile_regex(value)
+        return value
 
 
 class Task(_Model):
@@ -442,6 +528,8 @@ class Task(_Model):
     provenance: dict[str, Any] = Field(default_factory=dict)
     distractors: list[str] = Field(default_factory=list)
     """Qualified ``server__tool`` names of other servers' tools added to the task's offer."""
+    elicitation: list[ElicitationRule] = Field(default_factory=list)
+    """How the client answers a server's elicitation requests (first rule whose ``match`` fits; else decline)."""
 
     @field_validator("now")
     @classmethod
@@ -469,6 +557,7 @@ class Task(_Model):
             "now": self.now.isoformat() if self.now else None,
             "fixtures": self.fixtures.model_dump(),
             **({"distractors": self.distractors} if self.distractors else {}),  # part of the offer
+            **({"elicitation": [r.model_dump() for r in self.elicitation]} if self.elicitation else {}),
         })
 
 
@@ -549,6 +638,10 @@ class ToolCallRecord(_Model):
     """When the call was sent, in seconds since the episode's trajectory began (a turn's calls overlap)."""
     replay: Literal["exact", "normalised", "live", "miss"] | None = None
     """Under replay, how the call was answered: a recorded call matched exactly or normalised, live, or not."""
+    events: list[dict[str, Any]] = Field(default_factory=list)
+    """What the server asked of the client during the call (sampling, elicitation, roots) and its progress."""
+    attachments: list[dict[str, Any]] = Field(default_factory=list)
+    """Images and audio the call returned: kind, mime type, size and sha256 key in the run's blob store."""
 
 
 Step = Annotated[ModelTurn | ToolCallRecord, Field(discriminator="kind")]

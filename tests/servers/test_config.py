@@ -35,9 +35,9 @@ def test_vscode_style_and_http_types() -> None:
 
 @pytest.mark.parametrize(("doc", "message"), [
     ({"mcpServers": {"s": {"args": []}}}, "server 's': field 'command' is missing"),
-    ({"mcpServers": {"s": {"type": "sse", "url": "x"}}}, "server 's': field 'type' has unknown value 'sse'"),
+    ({"mcpServers": {"s": {"type": "websocket", "url": "x"}}}, "server 's': field 'type' has unknown value"),
     ({"mcpServers": {"s": {"type": "http"}}}, "server 's': field 'url' is missing"),
-    ({"mcpServers": {"s": {"command": "x", "bogus": 1}}}, "unknown field(s) ['bogus']"),
+    ({"mcpServers": {"s": {"command": "x", "comand": 1}}}, "unknown field 'comand' (did you mean 'command'?)"),
     ({"mcpServers": {"s": {"command": "x", "args": "notalist"}}}, "field 'args'"),
     ({"mcpServers": {"s": {"command": "${NOPE}"}}}, "environment variable ${NOPE} is not set"),
     ({"other": {}}, "no 'mcpServers' or 'servers'"),

@@ -18,6 +18,7 @@ from mcptrials.agents.base import (
 )
 from mcptrials.model import Task, stable_hash
 from mcptrials.models.base import ChatModel, Message
+from mcptrials.servers.client import media_for_model
 from mcptrials.servers.toolbox import Toolbox
 
 SYSTEM_PROMPT = load_prompt("react_system")
@@ -73,7 +74,8 @@ class ReactAgent:
                 return
             for record in records:
                 messages.append(Message(role="tool", tool_call_id=record.call_id, name=record.name,
-                                        content=result_text(record)))
+                                        content=result_text(record),
+                                        media=media_for_model(model, record.attachments)))
             failed = any(record.is_error for record in records)
             if "reflect" in self.modules and failed:
                 messages.append(await modules.reflect(model, messages, tools, trajectory))

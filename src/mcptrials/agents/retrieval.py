@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from mcptrials.model import ToolInfo, Usage, stable_hash
+from mcptrials.model import ToolInfo, Usage, public_url, stable_hash
 from mcptrials.models.base import ProviderError
 from mcptrials.models.retry import RetryPolicy, with_retries
 
@@ -129,7 +129,7 @@ class EmbeddingSimilarity:
         return self.base_url or os.environ.get("OPENAI_BASE_URL")
 
     def settings(self) -> dict[str, Any]:
-        return {"backend": "openai-embeddings", "model": self.model, "base_url": self.endpoint(),
+        return {"backend": "openai-embeddings", "model": self.model, "base_url": public_url(self.endpoint()),
                 "max_chars": self.max_chars}
 
     def client(self) -> Any:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import random
 import re
 import sys
@@ -35,7 +34,7 @@ from mcptrials.evolve.diff import diff_tool_lists, strip_docs
 from mcptrials.evolve.interface import VirtualTool, apply_operation, upstream_tools
 from mcptrials.evolve.operators import OPERATORS, get_operator
 from mcptrials.evolve.plan import EvolutionPlan, Operation, RenameTool, dump_plan, parse_plan
-from mcptrials.evolve.proxy import list_all_tools, open_upstream
+from mcptrials.evolve.proxy import UPSTREAM_HEADERS_ENV, list_all_tools
 from mcptrials.model import ServerSpec, stable_hash
 
 VERB_SWAPS = {
@@ -383,22 +382,24 @@ def write_lineage(versions: list[tuple[EvolutionPlan | None, list[dict[str, Any]
 
 
 def _upstream_summary(spec: ServerSpec) -> dict[str, Any]:
-    return {"name": spec.name, "transport": spec.transport, "command": spec.command, "args": list(spec.args),
-            "url": spec.url}
+    public = spec.public_view()  # masked: URL userinfo and query, secret flags, ``${VAR}`` expansions
+    return {key: public[key] for key in ("name", "transport", "command", "args", "url")}
 
 
 async def fetch_tool_list(spec: ServerSpec) -> list[dict[str, Any]]:
-    """Connect to a server as its spec says and return its tool list."""
-    if spec.transport == "http":
-        if spec.url is None:
-            raise ValueError(f"server {spec.name!r} uses http but has no url")
-        async with open_upstream(url=spec.url) as client:
+    """Start a server exactly as a run would (fresh sandbox, our interpreter for ``python``, headers, guard)
+    and return its whole tool list in MCP wire form."""
+    from mcptrials.servers.sandbox import episode_sandbox
+    from mcptrials.servers.toolbox import open_toolbox
+
+    with episode_sandbox() as sandbox:
+        async with open_toolbox([spec], sandbox) as box:
+            if spec.name in box.failures:
+                raise ValueError(str(box.failures[spec.name]))
+            client = box.connections[spec.name].client
+            if client is None:
+                raise ValueError(f"server {spec.name!r} closed before its tools were listed")
             return await list_all_tools(client)
-    if not spec.command:
-        raise ValueError(f"server {spec.name!r} uses stdio but has no command")
-    env = None if not spec.env else {**os.environ, **spec.env}
-    async with open_upstream([spec.command, *spec.args], cwd=spec.cwd, env=env) as client:
-        return await list_all_tools(client)
 
 
 def evolve(server_spec: ServerSpec, rounds: int, seed: int, out_dir: Path | str,
@@ -418,13 +419,17 @@ def version_server_spec(upstream: ServerSpec, lineage_dir: Path | str, version: 
     if not plan.is_file():
         raise ValueError(f"{lineage_dir} has no plan for version {version!r}")
     args = ["-m", "mcptrials.evolve.proxy", "--plan", str(plan)]
-    if upstream.transport == "http":
+    env = dict(upstream.env)
+    if upstream.transport != "stdio":
         if upstream.url is None:
-            raise ValueError(f"server {upstream.name!r} uses http but has no url")
+            raise ValueError(f"server {upstream.name!r} uses {upstream.transport} but has no url")
         args += ["--upstream-url", upstream.url]
+        if upstream.headers:  # through the environment, which stored records mask
+            env[UPSTREAM_HEADERS_ENV] = json.dumps(upstream.headers)
     else:
         if upstream.cwd:
             args += ["--upstream-cwd", upstream.cwd]
-        args += ["--upstream-command", upstream.command or "", *upstream.args]
-    return upstream.model_copy(update={"transport": "stdio", "command": python or sys.executable,
-                                       "args": args, "url": None, "cwd": None, "version": version})
+        command = sys.executable if upstream.command in {"python", "python3"} else upstream.command or ""
+        args += ["--upstream-command", command, *upstream.args]
+    return upstream.model_copy(update={"transport": "stdio", "command": python or sys.executable, "env": env,
+                                       "args": args, "url": None, "cwd": None, "headers": {}, "version": version})

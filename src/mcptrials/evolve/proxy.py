@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.server.context import ServerRequestContext
@@ -37,6 +38,8 @@ from mcptrials.evolve.interface import EvolvedInterface, UpstreamCall, build_int
 from mcptrials.evolve.plan import PlanChain, PlanError, load_plan_chain
 
 MAX_PAGES = 100
+UPSTREAM_HEADERS_ENV = "MCPTRIALS_UPSTREAM_HEADERS"
+"""JSON object of HTTP headers for an ``--upstream-url`` (kept out of the command line, which is stored)."""
 
 
 @asynccontextmanager
@@ -53,6 +56,14 @@ async def open_upstream(command: Sequence[str] | None = None, url: str | None = 
                                        env=dict(os.environ) if env is None else env)
     else:
         assert url is not None
+        headers = json.loads(os.environ.get(UPSTREAM_HEADERS_ENV) or "{}")
+        if headers:
+            from mcp.client.streamable_http import streamable_http_client
+
+            async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http, \
+                    Client(streamable_http_client(url, http_client=http), cache=None) as client:
+                yield client
+            return
         target = url
     async with Client(target, cache=None) as client:
         yield client

@@ -23,7 +23,11 @@ def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
         if m.role == "system":
             continue
         if m.role == "tool":
-            block = {"type": "tool_result", "tool_use_id": m.tool_call_id or "", "content": m.content}
+            images = [{"type": "image",
+                       "source": {"type": "base64", "media_type": i.get("mime_type"), "data": i["data"]}}
+                      for i in m.media if i.get("kind") == "image"]
+            block = {"type": "tool_result", "tool_use_id": m.tool_call_id or "",
+                     "content": [{"type": "text", "text": m.content}, *images] if images else m.content}
             if wire and wire[-1]["role"] == "user" and isinstance(wire[-1]["content"], list):
                 wire[-1]["content"].append(block)
             else:

@@ -24,6 +24,8 @@ class Message(BaseModel):
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     tool_call_id: str | None = None
     name: str | None = None
+    media: list[dict[str, str]] = Field(default_factory=list)
+    """Images/audio a tool returned ({kind, mime_type, data (base64)}), for models that accept them."""
 
 
 class ToolSchema(BaseModel):

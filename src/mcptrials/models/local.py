@@ -228,8 +228,10 @@ class LocalModel:
         """Return the SHA-256 of the weights: pinned for the default model, hashed once otherwise."""
         if self._sha256 is None:
             assert self._path is not None
+            from mcptrials import activity
+
             digest = hashlib.sha256()
-            with self._path.open("rb") as handle:
+            with activity.note(f"checking the SHA-256 of {self._path.name}"), self._path.open("rb") as handle:
                 while chunk := handle.read(8 * 1024 * 1024):
                     digest.update(chunk)
             self._sha256 = digest.hexdigest()

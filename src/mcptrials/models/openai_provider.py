@@ -56,9 +56,14 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
 def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """Our provider-neutral messages in the Chat Completions shape."""
     wire: list[dict[str, Any]] = []
+    media: list[dict[str, Any]] = []  # tool messages carry text only: their images follow as one user message
     for m in messages:
+        if media and m.role != "tool":
+            wire.append({"role": "user", "content": media})
+            media = []
         if m.role == "tool":
             wire.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content})
+            media += _media_parts(m)
         elif m.role == "assistant" and m.tool_calls:
             wire.append({
                 "role": "assistant",
@@ -71,7 +76,24 @@ def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
             })
         else:
             wire.append({"role": m.role, "content": m.content})
+    if media:
+        wire.append({"role": "user", "content": media})
     return wire
+
+
+def _media_parts(m: Message) -> list[dict[str, Any]]:
+    """Chat Completions content parts for a tool message's images (and wav/mp3 audio)."""
+    parts: list[dict[str, Any]] = []
+    for item in m.media:
+        mime = item.get("mime_type") or ""
+        if item.get("kind") == "image":
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{mime};base64,{item['data']}"}})
+        elif item.get("kind") == "audio" and mime.split("/")[-1] in {"wav", "x-wav", "mpeg", "mp3"}:
+            parts.append({"type": "input_audio", "input_audio": {
+                "data": item["data"], "format": "wav" if "wav" in mime else "mp3"}})
+    if parts:
+        parts.insert(0, {"type": "text", "text": f"(media returned by tool call {m.tool_call_id})"})
+    return parts
 
 
 def classify_status(status: int, body: str, headers: Any) -> ProviderError:

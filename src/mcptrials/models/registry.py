@@ -76,6 +76,8 @@ class ModelEntry(BaseModel):
     tool_mode: Literal["native", "prompt"] = "native"
     max_retries: int = Field(default=4, ge=0)
     constrained: bool = False
+    media: list[Literal["image", "audio"]] = Field(default_factory=list)
+    """Tool-returned media the model accepts (passed as content parts; otherwise a placeholder)."""
 
 
 def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
@@ -162,10 +164,15 @@ def model_from_entry(entry: ModelEntry, prices: dict[str, Price] | None = None) 
     sampling = SamplingSettings(temperature=entry.temperature, top_p=entry.top_p, max_tokens=entry.max_tokens,
                                 seed=entry.seed, reasoning_effort=entry.reasoning_effort)
     price = Price(**entry.price) if entry.price else None
-    return load_model(entry.spec, base_url=entry.base_url, sampling=sampling,
-                      retry=RetryPolicy(max_retries=entry.max_retries), prices=prices,
-                      concurrency=entry.concurrency, tool_mode=entry.tool_mode, price=price,
-                      constrained=entry.constrained)
+    model = load_model(entry.spec, base_url=entry.base_url, sampling=sampling,
+                       retry=RetryPolicy(max_retries=entry.max_retries), prices=prices,
+                       concurrency=entry.concurrency, tool_mode=entry.tool_mode, price=price,
+                       constrained=entry.constrained)
+    if entry.media:
+        if not hasattr(model, "media"):
+            raise ModelSpecError(f"{entry.spec}: 'media' is only for endpoint models (openai, anthropic, vllm)")
+        model.media = tuple(entry.media)
+    return model
 
 
 def describe(settings: dict[str, Any]) -> str:

@@ -171,10 +171,17 @@ def default_model_path(cache: Path | None = None, *, verify: bool = False) -> Pa
     final name after a successful checksum; ``verify=True`` re-hashes it anyway and rebuilds
     it when it no longer matches.
     """
+    from mcptrials import activity
+
     dest = models_dir(cache) / DEFAULT_FILENAME
     cached = dest.is_file() and dest.stat().st_size == DEFAULT_SIZE
-    if cached and (not verify or sha256_file(dest) == DEFAULT_SHA256):
+    if cached and not verify:
         return dest
+    if cached:
+        with activity.note("checking the model weights' SHA-256"):
+            if sha256_file(dest) == DEFAULT_SHA256:
+                return dest
     if dest.exists():
         dest.unlink()
-    return assemble(locate_parts(), dest, sha256=DEFAULT_SHA256, size=DEFAULT_SIZE)
+    with activity.note("joining the model weights from their parts and checking their SHA-256 (once)"):
+        return assemble(locate_parts(), dest, sha256=DEFAULT_SHA256, size=DEFAULT_SIZE)

@@ -33,8 +33,8 @@ def main() -> int:
         return 71
 
     def forward(signum: int, _frame: object) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(child, signum)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child, signum)  # the server's group: it and what it started
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)

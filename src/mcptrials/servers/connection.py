@@ -25,18 +25,36 @@ import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
+from mcptrials.safety.secrets import redact, spec_secrets
 from mcptrials.servers import forkserver
+from mcptrials.servers.client import (
+    NO_EPISODE,
+    ClientSetup,
+    ClientSide,
+    current_client,
+    media_placeholder,
+    resource_text,
+)
+from mcptrials.servers.clock import frozen_clock
+from mcptrials.servers.config import episode_spec
+from mcptrials.servers.extras import Extras, ExtrasError
 from mcptrials.servers.forkserver import ForkServer
+from mcptrials.servers.guard import guarded
 
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
 PROBE_TIMEOUT = 5.0
 """Longest wait for the probe request that tells a slow call from a stuck server."""
+ROOTS_SETTLE_S = 0.3
+"""Pause after start-up when the server asked for roots, so the answer is applied before the first call."""
+PROGRESS_CAP_FACTOR = 10
+"""Progress notifications extend a call's timeout up to this many times the per-call timeout, no further."""
 _CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
                  BrokenPipeError, ConnectionError, httpx2.TransportError)
 
@@ -54,6 +72,10 @@ class CallOutcome:
     result_bytes: int = 0
     replay: str | None = None
     """Under replay: exact, normalised, live or miss (how the recorded world answered)."""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """Requests the server made of the client during the call, and its progress notifications."""
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    """Images and audio the call returned (stored in the blob store when there is one)."""
 
 
 @dataclass
@@ -69,18 +91,20 @@ class StartFailure(Exception):
         return f"server {self.server!r} failed to start: {self.reason}{tail}"
 
 
-def render_content(blocks: list[Any]) -> str:
-    """Flatten MCP content blocks into the text the agent reads."""
+def render_content(blocks: list[Any], attachments: list[dict[str, Any]] | None = None) -> str:
+    """Flatten MCP content blocks into the text the agent reads (media as placeholders naming their blob)."""
     parts: list[str] = []
+    media = iter(attachments or [])
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "text":
             parts.append(block.text)
         elif kind in {"image", "audio"}:
-            parts.append(f"[{kind}: {getattr(block, 'mime_type', '?')}, {len(getattr(block, 'data', ''))} b64 chars]")
+            stored = next(media, None)
+            parts.append(media_placeholder(stored) if stored else
+                         f"[{kind}: {getattr(block, 'mime_type', '?')}, {len(getattr(block, 'data', ''))} b64 chars]")
         elif kind == "resource":
-            res = block.resource
-            parts.append(getattr(res, "text", None) or f"[resource {res.uri}]")
+            parts.append(resource_text(block.resource))
         elif kind == "resource_link":
             parts.append(f"[resource link {block.uri}]")
         else:
@@ -120,18 +144,34 @@ class ServerConnection:
     dead: str | None = None
     server_info: dict[str, str | None] | None = None
     """The server's name and version as it stated them at ``initialize`` (None if it did not)."""
+    episode: str | None = None
+    """The episode's id, the value of ``${MCPTRIALS_EPISODE}``."""
+    setup: ClientSetup = field(default_factory=lambda: current_client.get()[0])
+    """How server requests are answered (default: the running episode's, so a pooled session gets it too)."""
+    extras: Extras = field(default_factory=Extras)
+    """Resources, prompts and tools not offered (task-augmented) the server listed at start-up."""
+    side: ClientSide | None = None
     _client: Client | None = None
     _closing: anyio.Event = field(default_factory=anyio.Event)
     _stderr_path: Path | None = None
     _forks: ForkServer | None = None
     _http_failures: list[int] = field(default_factory=list)
+    _calls_running: int = 0
 
     async def _record_status(self, response: httpx2.Response) -> None:
         if response.status_code >= 500:
             self._http_failures.append(response.status_code)
 
+    def episode_values(self) -> dict[str, str]:
+        """The values of the per-episode config variables."""
+        return {"MCPTRIALS_SANDBOX": str(self.sandbox), "MCPTRIALS_NOW": self.now or "",
+                "MCPTRIALS_EPISODE": self.episode or self.sandbox.parent.name}
+
     def _transport(self, errlog: TextIO) -> Any:
-        spec = self.spec
+        spec = episode_spec(self.spec, self.episode_values())
+        if spec.transport == "sse":
+            assert spec.url is not None
+            return sse_client(spec.url, headers=spec.headers or None, timeout=30.0, sse_read_timeout=300.0)
         if spec.transport == "http":
             assert spec.url is not None
             http = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0),
@@ -151,6 +191,10 @@ class ServerConnection:
             command = sys.executable  # a bare "python" means the interpreter mcptrials runs in
         if self._forks is not None:
             command, args = _forked(self._forks, command, args)
+        elif self.now and spec.faketime and "bundled" not in spec.tags:  # bundled servers read MCPTRIALS_NOW
+            command, args = frozen_clock(command, args, self.now, env)
+        if self._forks is None:  # the fork server kills its own children's groups
+            command, args = guarded(command, args, env)
         params = StdioServerParameters(command=command, args=args, env=env,
                                        cwd=spec.cwd or str(self.sandbox), encoding_error_handler="replace")
         return stdio_client(params, errlog=errlog)
@@ -172,16 +216,27 @@ class ServerConnection:
         scope = anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout)
         with open(self._stderr_path, "w", encoding="utf-8") as errlog, scope:
             try:
-                async with Client(self._transport(errlog), cache=None,
-                                  read_timeout_seconds=self.call_timeout) as client:
+                self.side = side = ClientSide(self.spec.name, self.sandbox, self.setup)
+                async with Client(self._transport(errlog), cache=None, read_timeout_seconds=None,
+                                  list_roots_callback=side.list_roots, elicitation_callback=side.elicitation,
+                                  sampling_callback=side.sampling if _declares_sampling(self.setup) else None,
+                                  mode=_connect_mode(self.spec)) as client:
                     listing = await client.list_tools()
+                    listed = self.extras.admit(listing.tools)
                     self.tools = [
                         ToolInfo(server=self.spec.name, name=t.name, description=t.description or "",
                                  input_schema=dict(t.input_schema or {"type": "object", "properties": {}}),
                                  output_schema=dict(t.output_schema) if t.output_schema else None,
                                  read_only=t.annotations.read_only_hint if t.annotations else None)
-                        for t in listing.tools
+                        for t in listed
                     ]
+                    await self.extras.discover(client, self.spec.name)
+                    if any(e["kind"] == "roots" for e in side.events):
+                        # a server that asked for roots at start-up applies them asynchronously (the npm
+                        # filesystem server validates each folder): let it settle before the first call
+                        await anyio.sleep(ROOTS_SETTLE_S)
+                    if self.setup.expose_resources:
+                        self.tools += self.extras.as_tools(self.spec.name, {t.name for t in self.tools})
                     self.startup_s = time.perf_counter() - t0
                     info = client.server_info
                     self.server_info = None if info is None else {"name": info.name, "version": info.version}
@@ -198,11 +253,18 @@ class ServerConnection:
                 self._client = None
         if not started:
             reason = failure or f"no answer within {self.start_timeout:g}s"
-            raise StartFailure(self.spec.name, reason, _stderr_tail(self._stderr_path))
+            secrets = spec_secrets(self.spec)  # an HTTP error quoting a ?token= URL, a server echoing its args
+            tail = redact(_stderr_tail(self._stderr_path), secrets)
+            raise StartFailure(self.spec.name, redact(reason, secrets), tail)
 
     def close(self) -> None:
         """Ask the session task to shut the server down."""
         self._closing.set()
+
+    @property
+    def client(self) -> Client | None:
+        """The live MCP client session (None before start-up and after close), for raw protocol requests."""
+        return self._client
 
     @property
     def stderr_tail(self) -> str:
@@ -215,9 +277,57 @@ class ServerConnection:
                                is_error=True, error_kind="server_unavailable")
         t0 = time.perf_counter()
         failures_before = len(self._http_failures)
+        side = self.side
+        episode = current_client.get()
+        if side is not None and episode is not NO_EPISODE:
+            side.setup = self.setup = episode[0]  # a reused session answers for the episode calling it
+        seen = len(side.events) if side is not None else 0
+        if side is not None and not self._calls_running:
+            side.call_mark = seen
+        self._calls_running += 1
         try:
-            with anyio.fail_after(self.call_timeout):
-                result: types.CallToolResult = await self._client.call_tool(tool, arguments)
+            outcome = await self._call(tool, arguments, t0, failures_before)
+        finally:
+            self._calls_running -= 1
+        if side is not None:
+            outcome.events = side.take_events(seen)
+        return outcome
+
+    async def _call(self, tool: str, arguments: dict[str, Any], t0: float, failures_before: int) -> CallOutcome:
+        assert self._client is not None
+        if self.extras.handles(tool, self.setup.expose_resources):
+            try:
+                with anyio.fail_after(self.call_timeout):
+                    text = await self.extras.call(self._client, tool, arguments)
+            except ExtrasError as exc:
+                return CallOutcome(str(exc), is_error=True, error_kind="tool_error",
+                                   latency_s=time.perf_counter() - t0)
+            except TimeoutError:
+                return await self._timed_out(t0)
+            except MCPError as exc:
+                return CallOutcome(f"error {exc.code}: {exc.message}", is_error=True, error_kind="tool_error",
+                                   latency_s=time.perf_counter() - t0)
+            capped, truncated, size = cap_output(text, self.output_cap)
+            return CallOutcome(capped, latency_s=time.perf_counter() - t0, truncated=truncated, result_bytes=size)
+        # the deadline restarts on each progress notification (like promptfoo's resetTimeoutOnProgress),
+        # up to an overall cap, so a server that reports progress forever still ends the call
+        start = anyio.current_time()
+        cap = start + self.call_timeout * PROGRESS_CAP_FACTOR
+        scope = anyio.CancelScope(deadline=start + self.call_timeout)
+
+        def extend() -> None:
+            scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
+
+        progress = self.side.progress(extend) if self.side is not None else None
+        try:
+            with scope:
+                result: types.CallToolResult = await self._client.call_tool(tool, arguments,
+                                                                            progress_callback=progress)
+            if scope.cancelled_caught:
+                if scope.deadline >= cap:
+                    return await self._timed_out(t0, f"{self.call_timeout * PROGRESS_CAP_FACTOR:g} s (the "
+                                                     f"overall cap for a call that keeps reporting progress)")
+                return await self._timed_out(t0)
         except TimeoutError:
             return await self._timed_out(t0)
         except MCPError as exc:
@@ -242,8 +352,11 @@ class ServerConnection:
             return CallOutcome(f"invalid response from server: {_describe(exc)}", is_error=True,
                                error_kind="protocol_error", latency_s=time.perf_counter() - t0)
         latency = time.perf_counter() - t0
-        text, truncated, size = cap_output(render_content(list(result.content)), self.output_cap)
+        blocks = list(result.content)
+        attachments = self.side.media(blocks) if self.side is not None else []
+        text, truncated, size = cap_output(render_content(blocks, attachments), self.output_cap)
         return CallOutcome(
+            attachments=attachments,
             content=text,
             structured_content=result.structured_content,
             is_error=bool(result.is_error),
@@ -270,16 +383,30 @@ class ServerConnection:
             return False
         return True
 
-    async def _timed_out(self, t0: float) -> CallOutcome:
+    async def _timed_out(self, t0: float, waited: str | None = None) -> CallOutcome:
         """A call past its timeout: the agent's problem if the server is alive, infrastructure if not."""
-        waited = f"{self.call_timeout:g}"
+        waited = waited or f"{self.call_timeout:g} s"
         if await self.responsive():
-            return CallOutcome(f"tool call timed out after {waited} s and was abandoned; the server is still "
+            return CallOutcome(f"tool call timed out after {waited} and was abandoned; the server is still "
                                "running, so the request itself takes too long (ask for less, or narrow it)",
                                is_error=True, error_kind="tool_error", latency_s=time.perf_counter() - t0)
-        self.dead = f"no answer to a call within {waited} s nor to a request after it"
-        return CallOutcome(f"tool call timed out after {waited} s and server {self.spec.name!r} no longer "
+        self.dead = f"no answer to a call within {waited} nor to a request after it"
+        return CallOutcome(f"tool call timed out after {waited} and server {self.spec.name!r} no longer "
                            "answers", is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
+
+
+def _connect_mode(spec: ServerSpec) -> str:
+    """``legacy`` (the initialize handshake) for a user's stdio server, else the SDK's ``auto``.
+
+    On the newest protocol revision a server built on the Python SDK 2.x has no back-channel inside a tool
+    call, so its ``ctx.elicit`` and sampling requests fail (``NoBackChannelError``); over the handshake they
+    reach this client's callbacks. Servers on older SDKs (every npm one today) negotiate the handshake anyway.
+    """
+    return "legacy" if spec.transport == "stdio" and "bundled" not in spec.tags else "auto"
+
+
+def _declares_sampling(setup: ClientSetup) -> bool:
+    return setup.sampling_model is not None if setup.declare_sampling is None else setup.declare_sampling
 
 
 def _forked(forks: ForkServer, command: str, args: list[str]) -> tuple[str, list[str]]:

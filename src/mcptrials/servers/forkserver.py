@@ -25,6 +25,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from mcptrials.servers import _server_guard
+
 LAUNCHER = Path(__file__).with_name("_forkserver_launch.py")
 PRELOAD = ("mcp.server", "mcp.server.mcpserver", "mcp.server.mcpserver.exceptions", "pydantic", "anyio",
            "mcptrials.bundled.servers._runtime", "mcptrials.evolve.proxy")
@@ -34,8 +36,15 @@ PRELOAD = ("mcp.server", "mcp.server.mcpserver", "mcp.server.mcpserver.exception
 
 
 def _run_child(request: dict[str, object], fds: list[int], inherited: list[int]) -> None:
-    """In the forked child: drop the fork server's descriptors, take over the launcher's stdio, run."""
+    """In the forked child: drop the fork server's descriptors, take over the launcher's stdio, run.
+
+    The child guards the server (``_server_guard.supervise``): it forks the server itself and, when the
+    server exits, the launcher asks it to stop, or the fork server dies, it kills the server's whole group
+    and every process the server started, even daemons that left the group.
+    """
     signal.set_wakeup_fd(-1)
+    os.setpgid(0, 0)  # its own group: the server and whatever it starts
+    parent = _server_guard.arm()
     for fd in inherited:
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -45,6 +54,12 @@ def _run_child(request: dict[str, object], fds: list[int], inherited: list[int])
     os.chdir(str(request["cwd"]))
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in dict(request["env"]).items()})  # type: ignore[call-overload]
+    server = os.fork()
+    if server != 0:
+        _server_guard.release_stdio()
+        os._exit(_server_guard.supervise(server, parent))
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    _die_with_parent()
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the server owns it until exit
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
@@ -54,6 +69,7 @@ def _run_child(request: dict[str, object], fds: list[int], inherited: list[int])
     sys.argv = [module, *[str(a) for a in request.get("args", [])]]  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     code = 0
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
@@ -72,14 +88,51 @@ def _run_child(request: dict[str, object], fds: list[int], inherited: list[int])
             os._exit(code)
 
 
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux; elsewhere a no-op)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL a forked server's whole process group (it and whatever it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _stop(guard: int) -> None:
+    """Ask a forked server's guard to stop it; the guard kills the group and any escaped daemon."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(guard, signal.SIGTERM)
+
+
 def serve(sock_path: str) -> None:
-    """Preload the SDK, then fork a child per launch request until stdin closes."""
+    """Preload the SDK, then fork a child per launch request until stdin closes.
+
+    A child whose launcher goes away (the client killed it, or the client died) has its whole group killed,
+    so a server that ignores SIGTERM cannot outlive its episode; when stdin closes, every child's group is.
+    """
     import importlib
 
-    for name in PRELOAD:
-        importlib.import_module(name)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle; it closes our stdin
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(sock_path)
+    try:
+        listener.bind(sock_path)
+    except OSError as exc:
+        print(f"cannot bind {sock_path!r} ({len(sock_path)} chars): {exc}", flush=True)
+        return
+    try:
+        for name in PRELOAD:
+            importlib.import_module(name)
+        _serve(listener)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(sock_path)
+
+
+def _serve(listener: socket.socket) -> None:
     listener.listen(64)
     waker_r, waker_w = os.pipe()
     os.set_blocking(waker_w, False)
@@ -96,20 +149,29 @@ def serve(sock_path: str) -> None:
             if key.data == "parent":
                 if not sys.stdin.readline():
                     for pid in children:
-                        with contextlib.suppress(ProcessLookupError):
-                            os.kill(pid, signal.SIGTERM)
+                        _stop(pid)  # and each guard also sees us gone
                     return
             elif key.data == "signal":
                 os.read(waker_r, 512)
-                _reap(children)
+                _reap(children, selector)
+            elif isinstance(key.data, int):  # a launcher's socket: readable only when it closes
+                pid = key.data
+                with contextlib.suppress(OSError):
+                    if key.fileobj.recv(64):  # type: ignore[union-attr]
+                        continue
+                _stop(pid)  # the launcher is gone (killed or exited): nothing of its server may stay
+                with contextlib.suppress(KeyError, ValueError):
+                    selector.unregister(key.fileobj)
             else:
                 conn, _ = listener.accept()
                 inherited = [listener.fileno(), waker_r, waker_w, selector.fileno() if hasattr(selector, "fileno")
                              else -1, *(c.fileno() for c in children.values())]
-                _launch(conn, children, [fd for fd in inherited if fd >= 0])
+                launched = _launch(conn, children, [fd for fd in inherited if fd >= 0])
+                if launched is not None:
+                    selector.register(conn, selectors.EVENT_READ, launched)
 
 
-def _launch(conn: socket.socket, children: dict[int, socket.socket], inherited: list[int]) -> None:
+def _launch(conn: socket.socket, children: dict[int, socket.socket], inherited: list[int]) -> int | None:
     try:
         data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
         request = json.loads(data.decode())
@@ -118,18 +180,21 @@ def _launch(conn: socket.socket, children: dict[int, socket.socket], inherited: 
     except (OSError, ValueError) as exc:
         conn.sendall(json.dumps({"error": str(exc)}).encode() + b"\n")
         conn.close()
-        return
+        return None
     pid = os.fork()
     if pid == 0:
         conn.close()
         _run_child(request, fds, inherited)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)  # also here: no window in which a kill of the group misses the child
     for fd in fds:
         os.close(fd)
     children[pid] = conn
     conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+    return pid
 
 
-def _reap(children: dict[int, socket.socket]) -> None:
+def _reap(children: dict[int, socket.socket], selector: selectors.BaseSelector) -> None:
     while children:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -137,8 +202,11 @@ def _reap(children: dict[int, socket.socket]) -> None:
             return
         if pid == 0:
             return
+        _kill_group(pid)  # whatever the server started goes with it
         conn = children.pop(pid, None)
         if conn is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(conn)
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps({"status": os.waitstatus_to_exitcode(status) & 0xFF}).encode() + b"\n")
             conn.close()
@@ -160,7 +228,9 @@ class ForkServer:
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()
         if line != "ready":
-            raise RuntimeError(f"fork server did not start (said {line!r}, exit {self._proc.poll()})")
+            self._proc.wait(5)
+            self._remove_dir()
+            raise RuntimeError(f"fork server did not start: {line or 'no answer'} (exit {self._proc.poll()})")
         atexit.register(self.close)
 
     @property
@@ -179,15 +249,19 @@ class ForkServer:
                 self._proc.wait(5)
             except (OSError, subprocess.TimeoutExpired):
                 self._proc.kill()
-        try:
+        self._remove_dir()
+
+    def _remove_dir(self) -> None:
+        with contextlib.suppress(OSError):
             os.unlink(self.socket_path)
+        with contextlib.suppress(OSError):
             os.rmdir(self._dir)
-        except OSError:
-            pass
 
 
 _instance: ForkServer | None = None
 _lock = threading.Lock()
+_unavailable: str | None = None
+"""Why the fork server could not start in this process (then every server is cold-started)."""
 
 
 def enabled() -> bool:
@@ -195,12 +269,23 @@ def enabled() -> bool:
     return os.environ.get("MCPTRIALS_FORKSERVER", "1") != "0" and hasattr(os, "fork") and hasattr(socket, "send_fds")
 
 
-def shared() -> ForkServer:
-    """The process-wide fork server, started on first call (about one SDK import)."""
-    global _instance
+def shared() -> ForkServer | None:
+    """The process-wide fork server, started on first call (about one SDK import).
+
+    None when it cannot start (e.g. its socket path is too long for the platform): servers are then
+    cold-started, with one warning line on stderr for the process.
+    """
+    global _instance, _unavailable
     with _lock:
+        if _unavailable is not None:
+            return None
         if _instance is None or not _instance.alive:
-            _instance = ForkServer()
+            try:
+                _instance = ForkServer()
+            except (OSError, RuntimeError) as exc:
+                _unavailable = str(exc)
+                print(f"warning: fork server unavailable ({exc}); starting servers cold", file=sys.stderr)
+                return None
         return _instance
 
 

@@ -29,11 +29,13 @@ class HealthResult:
     total_s: float = 0.0
     problems: list[str] = field(default_factory=list)
     error: str = ""
+    not_offered: dict[str, str] = field(default_factory=dict)
+    """Tools the server lists that are not offered to agents (task-augmented only), with the reason."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"server": self.name, "ok": self.ok, "status": self.status, "tools": self.tools,
                 "startup_s": round(self.startup_s, 3), "all_started_s": round(self.total_s, 3),
-                "schema_problems": self.problems, "error": self.error}
+                "schema_problems": self.problems, "error": self.error, "not_offered": self.not_offered}
 
 
 def schema_problems(tool: ToolInfo) -> list[str]:
@@ -71,7 +73,7 @@ async def _start_each(specs: list[ServerSpec], sandbox: Path, limits: Limits | N
             else:
                 problems = [p for t in conn.tools for p in schema_problems(t)]
                 results[spec.name] = HealthResult(spec.name, True, "ok", len(conn.tools), conn.startup_s,
-                                                  problems=problems)
+                                                  problems=problems, not_offered=dict(conn.extras.not_offered))
     return results
 
 
@@ -102,3 +104,31 @@ async def list_tools(specs: list[ServerSpec]) -> dict[str, list[ToolInfo]]:
         async with open_toolbox(specs, sandbox) as box:
             return {spec.name: list(box.connections[spec.name].tools) if spec.name in box.connections else []
                     for spec in specs}
+
+
+@dataclass
+class Survey:
+    """What one server offers: its tools, resources, prompts and tools not offered; or why it did not start."""
+
+    tools: list[ToolInfo] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+async def survey(specs: list[ServerSpec], limits: Limits | None = None) -> dict[str, Survey]:
+    """Start every server once and describe what it offers (``servers list``)."""
+    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as tmp:
+        sandbox = Path(tmp) / "sandbox"
+        sandbox.mkdir()
+        async with open_toolbox(specs, sandbox, limits=limits) as box:
+            out = {}
+            for spec in specs:
+                conn = box.connections.get(spec.name)
+                if conn is None:
+                    failure = box.failures.get(spec.name)
+                    tail = failure.stderr_tail.strip().splitlines()[-1:] if failure else []
+                    reason = failure.reason if failure else "did not start"
+                    out[spec.name] = Survey(error=f"{reason} ({tail[0].strip()})" if tail else reason)
+                else:
+                    out[spec.name] = Survey(list(conn.tools), conn.extras.summary())
+            return out

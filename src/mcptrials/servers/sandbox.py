@@ -8,6 +8,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from mcptrials.safety.paths import fixture_paths_problem
+
 
 class FixtureError(ValueError):
     """A fixture path that would land outside the sandbox."""
@@ -15,11 +17,11 @@ class FixtureError(ValueError):
 
 def write_fixtures(root: Path, files: Mapping[str, str]) -> None:
     """Write each fixture file under ``root``; refuse absolute paths and ``..``."""
+    problem = fixture_paths_problem(files)
+    if problem is not None:
+        raise FixtureError(f"fixture {problem}")
     for rel, content in files.items():
-        pure = PurePosixPath(rel)
-        if pure.is_absolute() or ".." in pure.parts or not pure.parts:
-            raise FixtureError(f"fixture path {rel!r} must be relative and stay inside the sandbox")
-        target = root.joinpath(*pure.parts)
+        target = root.joinpath(*PurePosixPath(rel).parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
 

@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 
 from mcptrials.model import ServerIdentity, ServerSpec, ToolInfo, split_qualified, stable_hash
+from mcptrials.servers.client import ClientSetup, current_client
 from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure
 
 
@@ -31,6 +32,8 @@ class Toolbox:
     failures: dict[str, StartFailure] = field(default_factory=dict)
     offer: tuple[frozenset[str], frozenset[str]] | None = None
     """(servers offered whole, single ``server__tool`` names offered) when not every started tool is offered."""
+    reuse_violation: str | None = None
+    """Set after the episode when a reused server showed state (``servers.pool``): the episode is re-run, not scored."""
 
     def offers(self, tool: ToolInfo) -> bool:
         """Whether the agent is offered ``tool`` (a distractor server's other tools are not)."""
@@ -86,16 +89,19 @@ def _unknown(name: str, tools: Iterable[ToolInfo]) -> str:
 @asynccontextmanager
 async def open_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now: str | None = None,
                        limits: Limits | None = None, log_dir: Path | None = None,
-                       offer: tuple[frozenset[str], frozenset[str]] | None = None) -> AsyncIterator[Toolbox]:
+                       offer: tuple[frozenset[str], frozenset[str]] | None = None,
+                       client: ClientSetup | None = None, episode: str | None = None) -> AsyncIterator[Toolbox]:
     """Start every server concurrently in ``sandbox``; yield their tools; shut all down after.
 
-    A server that fails to start is left out and reported in ``Toolbox.failures``.
+    A server that fails to start is left out and reported in ``Toolbox.failures``. ``client`` (default:
+    the episode's, see ``servers.client.current_client``) says how server requests are answered.
     """
     limits = limits or Limits()
+    setup, label = current_client.get() if client is None else (client, episode)
     conns = {
         spec.name: ServerConnection(spec=spec, sandbox=sandbox, now=now, call_timeout=limits.call_timeout,
                                     start_timeout=limits.start_timeout, output_cap=limits.output_cap,
-                                    log_dir=log_dir)
+                                    log_dir=log_dir, setup=setup, episode=episode or label)
         for spec in specs
     }
     failures: dict[str, StartFailure] = {}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mcptrials.model import Task
+from mcptrials.safety.loading import DocumentError, parse_json, parse_yaml, read_text
 
 
 class TaskFileError(ValueError):
@@ -25,29 +25,15 @@ def task_json_schema() -> dict[str, Any]:
 
 
 def _records(path: Path, text: str) -> list[tuple[str, Any]]:
-    """Split a file into (location, record) pairs according to its format."""
+    """Split a file into (location, record) pairs according to its format (bounded: see ``safety.loading``)."""
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        out = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                out.append((f"{path}:{lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise TaskFileError(f"{path}:{lineno}: invalid JSON at column {exc.colno}: {exc.msg}") from None
-        return out
     try:
-        if suffix in {".yaml", ".yml"}:
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except Exception as exc:
-        raise TaskFileError(f"{path}: invalid YAML: {exc}") from None
+        if suffix == ".jsonl":
+            return [(f"{path}:{lineno}", parse_json(line, f"{path}:{lineno}"))
+                    for lineno, line in enumerate(text.splitlines(), 1) if line.strip()]
+        data = parse_yaml(text, str(path)) if suffix in {".yaml", ".yml"} else parse_json(text, str(path))
+    except DocumentError as exc:
+        raise TaskFileError(str(exc)) from None
     if isinstance(data, dict) and "tasks" in data:
         data = data["tasks"]
     if isinstance(data, dict):
@@ -61,7 +47,7 @@ def _explain(error: ValidationError) -> str:
     parts = []
     for err in error.errors()[:5]:
         loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-after", "tagged-union")))
-        parts.append(f"{loc or '<task>'}: {err['msg']}")
+        parts.append(f"{loc or '<task>'}: {err['msg'].removeprefix('Value error, ')}")
     more = f" (+{error.error_count() - 5} more)" if error.error_count() > 5 else ""
     return "; ".join(parts) + more
 
@@ -93,13 +79,14 @@ def read_task_records(*paths: str | Path) -> list[tuple[str, Any]]:
     records: list[tuple[str, Any]] = []
     for raw in paths:
         path = Path(raw)
-        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in {".json", ".jsonl", ".yaml", ".yml"}) \
+        files = sorted(p for p in path.rglob("*")  # regular files only: a planted FIFO would block the load
+                       if p.suffix.lower() in {".json", ".jsonl", ".yaml", ".yml"} and p.is_file()) \
             if path.is_dir() else [path]
         for file in files:
             try:
-                text = file.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise TaskFileError(f"{file}: cannot read task file ({exc.strerror})") from None
+                text = read_text(file, "task file")
+            except DocumentError as exc:
+                raise TaskFileError(str(exc)) from None
             records.extend(_records(file, text))
     return records
 

@@ -6,8 +6,10 @@ message the agent can read. State files are written atomically inside the sandbo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,10 +52,26 @@ def write_state(rel: str, data: Any) -> None:
     write_text(target, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
-def write_text(target: Path, text: str) -> None:
-    """Write ``text`` to an already confined path via a temporary file and a rename."""
+def fresh_temp(target: Path) -> tuple[int, Path]:
+    """A new, empty file beside ``target`` (descriptor and path), created exclusively under a random name.
+
+    Never a fixed name: a symlink planted on a predictable temporary name would redirect the write outside
+    the sandbox. ``O_EXCL`` creation does not follow links, and the rename then replaces ``target`` itself.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     workspace_path(relative(target.parent))  # the parent must still resolve inside the sandbox
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    return fd, Path(name)
+
+
+def write_text(target: Path, text: str) -> None:
+    """Write ``text`` to an already confined path via a fresh temporary file and a rename."""
+    fd, tmp = fresh_temp(target)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

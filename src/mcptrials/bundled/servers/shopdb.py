@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from mcptrials.bundled.servers._runtime import load_data, serve
-from mcptrials.bundled.servers._workspace import relative, workspace_path, write_text
+from mcptrials.bundled.servers._workspace import fresh_temp, relative, workspace_path, write_text
 
 DYNAMISM = "stateful_write"
 CATEGORY = "data"
@@ -72,13 +72,11 @@ WRITE_ACTIONS = READ_ACTIONS | {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sq
 def _build(target: Path) -> None:
     """Create the database from the shipped seed rows, atomically."""
     seed = load_data("shopdb.json")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    workspace_path(relative(target.parent))
-    tmp = target.with_name(target.name + ".building")
-    if tmp.exists():
-        tmp.unlink()
+    fd, tmp = fresh_temp(target)  # an empty file of our own: no planted link to write through
+    os.close(fd)
     con = sqlite3.connect(tmp)
     try:
+        con.execute("PRAGMA journal_mode = MEMORY")
         con.executescript(SCHEMA)
         for table in TABLES:
             rows = seed[table]
@@ -104,6 +102,7 @@ def _connect(*, write: bool) -> sqlite3.Connection:
     if write:
         con = sqlite3.connect(path)
         con.execute("PRAGMA foreign_keys = ON")
+        con.execute("PRAGMA journal_mode = MEMORY")  # no '-journal' file: a link planted on its name goes unused
     else:
         con = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
     allowed = WRITE_ACTIONS if write else READ_ACTIONS

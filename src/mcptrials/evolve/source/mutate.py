@@ -151,7 +151,9 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def _entry(server: SourceServer) -> dict[str, Any]:
-    return {"module": server.module, "script": server.script, "args": server.args}
+    from mcptrials.model import _masked_args
+
+    return {"module": server.module, "script": server.script, "args": _masked_args(server.args)}
 
 
 def version_server(server: SourceServer, out_dir: Path | str, version: str) -> SourceServer:

@@ -1,0 +1,95 @@
+"""The logic behind ``servers list``, ``servers check --isolation`` and the ``--input`` option."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mcptrials.model import ServerSpec, Task
+from mcptrials.servers.config import ConfigError
+from mcptrials.servers.health import Survey
+from mcptrials.servers.toolbox import Limits
+
+
+def parse_inputs(values: list[str] | None) -> dict[str, str]:
+    """``--input NAME=VALUE`` options as a mapping; one clear error for a malformed one."""
+    inputs: dict[str, str] = {}
+    for item in values or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise ConfigError(f"--input {item!r}: expected NAME=VALUE (the id of a VS Code ${{input:NAME}})")
+        inputs[name.strip()] = value
+    return inputs
+
+
+def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt: str, out: Console,
+                  err: Console) -> int:
+    """Print ``servers list``; return the exit code (1 when a server failed to start)."""
+    failed = {name: s.error for name, s in listing.items() if s.error is not None}
+    payload: dict[str, Any] = {
+        "servers": len(specs), "tools": sum(len(s.tools) for s in listing.values()), "failed": sorted(failed),
+        "per_server": {name: {"status": "failed" if s.error else "ok", "error": s.error, "tools": len(s.tools),
+                              "dynamism": specs[name].dynamism, "category": specs[name].category,
+                              "tool_names": [t.name for t in s.tools],
+                              "resources": [r["uri"] for r in s.extras.get("resources", [])],
+                              "resource_templates": [r["uri_template"] for r in s.extras.get("resource_templates", [])],
+                              "prompts": [p["name"] for p in s.extras.get("prompts", [])],
+                              "not_offered": s.extras.get("not_offered", {})}
+                       for name, s in listing.items()},
+    }
+    if fmt == "json":
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        title = f"{payload['servers']} servers, {payload['tools']} tools"
+        title += f", {len(failed)} failed" if failed else ""
+        table = Table(title=title, title_justify="left")
+        for col in ("server", "status", "category", "dynamism", "tools", "resources", "prompts"):
+            table.add_column(col)
+        for name, info in payload["per_server"].items():
+            status = "[red]FAILED[/red]" if info["error"] else "[green]ok[/green]"
+            counts = ([str(info["tools"]), str(len(info["resources"]) + len(info["resource_templates"])),
+                       str(len(info["prompts"]))] if not info["error"] else ["-", "-", "-"])
+            table.add_row(name, status, str(info["category"] or "-"), info["dynamism"], *counts)
+        out.print(table)
+        for name, info in payload["per_server"].items():
+            for tool, why in info["not_offered"].items():
+                err.print(f"[yellow]{name}[/yellow]: tool {tool!r} not offered: {why}", highlight=False)
+    for name, reason in failed.items():
+        err.print(f"[red]{name}[/red]: failed to start: {reason}", highlight=False)
+    return 1 if failed else 0
+
+
+def run_isolation(specs: dict[str, ServerSpec], tasks: list[Task], limits: Limits, fmt: str, out: Console,
+                  err: Console) -> int:
+    """``servers check --isolation``: probe, print, return the exit code (1 when any server leaks state)."""
+    import anyio
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from mcptrials.servers.isolation import probe
+
+    progress = Progress(TextColumn("isolation probe"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.description}"), console=err, transient=True)
+    bar = progress.add_task("", total=len(tasks))
+
+    def on_task(task: Task) -> None:
+        progress.update(bar, advance=1, description=task.id)
+
+    with progress:
+        leaks, problems, probed = anyio.run(probe, tasks, specs, limits, on_task)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"probed_tasks": probed, "leaks": [leak.as_dict() for leak in leaks],
+                                     "problems": problems}, indent=2) + "\n")
+    else:
+        for leak in leaks:
+            out.print(f"[red]LEAK[/red] {leak.line()}", highlight=False)
+        for problem in problems:
+            err.print(f"[yellow]not probed[/yellow] {problem}", highlight=False)
+        servers = sorted({leak.server for leak in leaks})
+        out.print(f"isolation: {probed} stateful task(s) played twice in fresh episodes; "
+                  + (f"state kept outside the sandbox by: {', '.join(servers)}" if servers else "no server kept state"),
+                  highlight=False)
+    return 1 if leaks or problems else 0
