@@ -9,7 +9,7 @@ from __future__ import annotations
 import platform
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 import mcptrials
+from mcptrials import activity
 from mcptrials.agents.base import Agent, Trajectory
 from mcptrials.model import (
     INFRA_ERROR_KINDS,
@@ -31,11 +32,14 @@ from mcptrials.model import (
 )
 from mcptrials.models.base import ChatModel, EpisodeContext, ProviderError
 from mcptrials.run.offer import episode_servers, offer_filter
+from mcptrials.safety.caps import cap_episode
+from mcptrials.safety.secrets import redact, run_secrets, scrub_episode, scrub_tools
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.scoring.state import capture_state
-from mcptrials.servers.sandbox import episode_sandbox
-from mcptrials.servers.toolbox import Limits, open_toolbox
+from mcptrials.servers.client import ClientOptions, current_client
+from mcptrials.servers.pool import open_pooled_toolbox, pooled_sandbox, reuse_enabled, reuse_reason, server_pool
+from mcptrials.servers.toolbox import Limits
 from mcptrials.store.db import Store, outcome_of
 
 
@@ -66,6 +70,12 @@ class RunPlan:
     """``run --replay``: a ``mcptrials.replay.Replay`` whose recorded servers stand in for the live ones."""
     capture: Callable[[Path, Task], dict[str, Any]] | None = None
     """What to snapshot of the sandbox after the servers stop (default: ``capture_state``; generation takes more)."""
+    client: ClientOptions = field(default_factory=ClientOptions)
+    """How servers' requests are answered: sampling model, resources as tools, blob store (``servers.client``)."""
+    executor: Callable[..., Awaitable[tuple[Episode, dict[str, ToolInfo]]]] | None = None
+    """Runs one episode elsewhere (``run --executor ray``: ``run.executors``); None runs it here (``run_episode``)."""
+    reuse: bool = True
+    """Let reusable servers serve several episodes (``servers.pool``); cannot change a score, so not in the key."""
 
     @property
     def model_spec(self) -> str:
@@ -77,18 +87,21 @@ class RunPlan:
             "agent": self.agent.settings(),
             "model": self.model.settings() if self.model is not None else None,
             "limits": {"call_timeout": self.limits.call_timeout, "output_cap": self.limits.output_cap},
-            "servers": {name: {k: v for k, v in spec.public_view().items() if k not in {"fixtures"}}
+            "servers": {name: {k: v for k, v in spec.public_view().items()
+                                if k not in {"fixtures", "reuse"}}
                         for name, spec in sorted(self.servers.items())},
             "version": self.version,
             **({"pool": self.pool} if self.pool != "task" else {}),
             **({"distractors": self.distractors} if self.distractors else {}),
             **({"replay": self.replay.settings()} if self.replay is not None else {}),
+            **({"client": self.client.settings()} if self.client.settings() else {}),
         }
 
     def record(self) -> dict[str, Any]:
         """The run record: settings plus the environment they ran in (not part of the key)."""
         return {**self.settings(), "attempts": self.attempts, "concurrency": self.concurrency,
-                "max_cost": self.max_cost,
+                "max_cost": self.max_cost, "reuse": self.reuse and reuse_enabled(),
+                "server_reuse": {name: reuse_reason(spec)[1] for name, spec in sorted(self.servers.items())},
                 "tasks": len(self.tasks), "package_version": mcptrials.__version__,
                 "git_revision": _git_revision(), "python": platform.python_version()}
 
@@ -132,6 +145,7 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     trajectory = Trajectory()
+    activity.track(f"{task.id}#{attempt}", trajectory)  # progress bar: this episode's turn and tool call
     infra: InfraError | None = None
     fatal: ProviderError | None = None
     offered: dict[str, ToolInfo] = {}
@@ -141,8 +155,9 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                              reference_answer=task.reference_answer)
     model = plan.model.for_episode(context) if plan.model is not None else None
     specs = [plan.servers[name] for name in episode_servers(task, plan.servers, plan.pool)]
-    with episode_sandbox(task.fixtures.files) if plan.replay is None else plan.replay.sandbox(task) as sandbox:
-        opener = open_toolbox if plan.replay is None else plan.replay.opener(task, attempt)
+    current_client.set((plan.client.for_episode(model, task.elicitation), stable_hash(key)))
+    with pooled_sandbox(task, attempt) if plan.replay is None else plan.replay.sandbox(task) as sandbox:
+        opener = open_pooled_toolbox if plan.replay is None else plan.replay.opener(task, attempt)
         async with opener(specs, sandbox, now=task.now.isoformat() if task.now else None,
                           limits=plan.limits, offer=offer_filter(task, plan.pool)) as box:
             offered = {t.qualified_name: t for t in box.tools}
@@ -162,11 +177,14 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
                         infra = InfraError(kind=f"provider_{exc.kind}", message=exc.message)
             tool_hashes = {q: t.schema_hash for q, t in offered.items()}  # as offered: a crash hides none
             identity = box.server_identity()
+        if getattr(box, "reuse_violation", None):  # a reused server kept state: re-run, never score
+            infra = InfraError(kind="server_reuse", message=str(box.reuse_violation))
         state = (plan.capture or capture_state)(sandbox, task)  # after the servers stopped, before the sandbox goes
         if plan.replay is not None:  # replayed writes never reach the sandbox: the recording says what it held
             state = plan.replay.final_state(task, attempt, state)
     if fatal is not None:  # raised outside the server task group so it reaches the runner unwrapped
-        raise FatalRunError(f"{plan.model_spec}: {fatal.message}")
+        secrets = run_secrets(plan.servers.values(), [plan.model])  # a 401 body may quote the key: printed
+        raise FatalRunError(f"{plan.model_spec}: {redact(fatal.message, secrets)}")
     if infra is None:
         broken = next((c for c in trajectory.steps if getattr(c, "error_kind", None) in INFRA_ERROR_KINDS), None)
         if broken is not None:
@@ -186,7 +204,20 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
 
 
 async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = None) -> RunResult:
-    """Run every (task x attempt) episode not yet stored; store each as it ends."""
+    """Run every (task x attempt) episode not yet stored; store each as it ends.
+
+    Holds the store's run lock for these settings (``store.lock``): a second identical run is refused.
+    """
+    from mcptrials.store.lock import hold_run_lock
+
+    current_client.set((plan.client.for_run(plan.model), None))  # servers started ahead of their episode
+
+    label = f"{plan.model_spec} / {plan.agent.name} / {plan.version}"
+    async with hold_run_lock(store, stable_hash(plan.settings()), uuid.uuid4().hex, label):
+        return await _execute(plan, store, on_event)
+
+
+async def _execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = None) -> RunResult:
     t0 = time.perf_counter()
     run_id = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
     base_hash = stable_hash(plan.settings())
@@ -204,6 +235,7 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
     if on_event:
         on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
     limiter = anyio.Semaphore(max(1, plan.concurrency))
+    secrets = run_secrets(plan.servers.values(), [plan.model, *(getattr(j, "model", None) for j in plan.judges)])
     fatal: list[FatalRunError] = []
     spent = [0.0]
     skipped_for_budget = [0]
@@ -216,12 +248,16 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
                 skipped_for_budget[0] += 1  # not stored: a re-run with a larger budget picks it up
                 return
             try:
-                episode, offered = await run_episode(plan, task, attempt, run_id, config_hash)
+                episode, offered = await (plan.executor or run_episode)(plan, task, attempt, run_id, config_hash)
             except FatalRunError as exc:
                 fatal.append(exc)
                 cancel.cancel()
                 return
             spent[0] += episode.usage.cost_usd
+            episode = scrub_episode(cap_episode(episode, plan.limits.output_cap), secrets)  # stored == scored
+            if (clean := scrub_tools(offered, secrets)) is not offered:  # a secret in a listed tool
+                offered = clean
+                episode = episode.model_copy(update={"tool_hashes": {q: t.schema_hash for q, t in clean.items()}})
             scores = score_episode(task, episode, offered)
             if plan.judges and episode.infra_error is None:
                 from mcptrials.judges.apply import judge_episode
@@ -233,10 +269,14 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
             store.save_episode(episode, scores)
             effects = scores[0]
             counts[outcome_of(episode, effects)] += 1
+            activity.done(f"{task.id}#{attempt}")
             if on_event:
                 on_event("episode", episode)
 
-    async with anyio.create_task_group() as tg:
+    async with server_pool(plan.reuse, max_idle=2 * plan.concurrency + 8) as pool, anyio.create_task_group() as tg:
+        if pool is not None and plan.replay is None and plan.executor is None:  # fresh servers started ahead
+            pool.expect([(task, attempt, [plan.servers[n] for n in episode_servers(task, plan.servers, plan.pool)])
+                         for task, attempt, _ in todo], plan.limits, depth=min(plan.concurrency + 1, 8))
         for task, attempt, config_hash in todo:
             tg.start_soon(one, task, attempt, config_hash, tg.cancel_scope)
     if fatal:

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, time
+from functools import lru_cache
+from typing import Any
 
 from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
 
@@ -27,10 +29,48 @@ _PUNCT = str.maketrans({"_": " ", "\u2018": "'", "\u2019": "'", "\u201c": '"', "
 
 def normalise_text(text: str, *, fold: bool = True) -> str:
     """NFKC, plain quotes and dashes, underscores as spaces, no accents, single spaces; case-folded if ``fold``."""
-    text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
-    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    if text.isascii():  # fast path (re-scoring speed): ASCII is NFKC/NFKD-stable and has no accents
+        text = text.translate(_PUNCT)
+    else:
+        text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = re.sub(r"[ \t\r\f\v]+", " ", text)
     return text.casefold() if fold else text
+
+
+_SCANS: dict[tuple[str, str], Any] = {}
+"""Mentions already found in a text, by (kind, text): a text is scanned once however many values
+are looked for in it. Scoped to one episode (``forget_scans`` at the start of each grading), so
+nothing carries over between episodes and re-scoring figures on copied episodes stay honest."""
+
+
+def forget_scans() -> None:
+    """Drop the mentions found so far (called before grading each episode)."""
+    _SCANS.clear()
+
+
+def _scanned(kind: str, text: str, scan: Any) -> tuple[Any, ...]:
+    key = (kind, text)
+    found = _SCANS.get(key)
+    if found is None:
+        if len(_SCANS) > 64:
+            _SCANS.clear()
+        found = _SCANS[key] = tuple(scan(text))
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _needle(raw: str, fold: bool) -> str:
+    """A task's label or value normalised for search (task strings repeat; answer texts are never cached here)."""
+    return normalise_text(raw, fold=fold)
+
+
+@lru_cache(maxsize=4096)
+def _needle_pattern(needle: str) -> re.Pattern[str]:
+    left = r"(?<![\w])" if needle[0].isalnum() else ""
+    stem = needle[-1].isalpha() and len(needle) >= 3
+    right = "" if stem or not needle[-1].isalnum() else r"(?![\w])"
+    return re.compile(left + re.escape(needle) + right)
 
 
 # --------------------------------------------------------------------------- numbers
@@ -82,7 +122,8 @@ def number_mentions(text: str) -> list[NumberMention]:
 
     Digits that belong to a date (``2026-04-13``) or a clock time (``09:30``) are not numbers.
     """
-    taken = [(m.start, m.end) for m in [*date_mentions(text), *time_mentions(text)]]
+    dates, times = _scanned("date", text, date_mentions), _scanned("time", text, time_mentions)
+    taken = [(m.start, m.end) for m in [*dates, *times]]
     out = []
     for match in _NUMBER.finditer(text):
         if any(s <= match.start("int") < e for s, e in taken):
@@ -227,12 +268,9 @@ def _bounded(text: str, needle: str) -> Iterable[Mention]:
     "reliab" finds "reliable"); one ending in a digit or shorter must end with the word ("G3" is
     not in "G31", "A" not in "Apple").
     """
-    if not needle:
+    if not needle or needle not in text:  # (the pattern matches the needle literally: a cheap first test)
         return
-    left = r"(?<![\w])" if needle[0].isalnum() else ""
-    stem = needle[-1].isalpha() and len(needle) >= 3
-    right = "" if stem or not needle[-1].isalnum() else r"(?![\w])"
-    for m in re.finditer(left + re.escape(needle) + right, text):
+    for m in _needle_pattern(needle).finditer(text):
         yield Mention(m.start(), m.end())
 
 
@@ -249,11 +287,11 @@ def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None,
     if isinstance(expected, bool):
         expected = str(expected).lower()
     if isinstance(expected, int | float):
-        return [m for m in number_mentions(norm) if number_matches(m, float(expected), tol)]
+        return [m for m in _scanned("number", norm, number_mentions) if number_matches(m, float(expected), tol)]
     raw = expected.strip()
     if _ISO_DATE.match(raw) and _valid_date(raw):
         want = date.fromisoformat(raw)
-        return [m for m in date_mentions(norm)
+        return [m for m in _scanned("date", norm, date_mentions)
                 if (m.month, m.day) == (want.month, want.day) and m.year in (None, want.year)]
     dt = _ISO_DATETIME.match(raw)
     if dt and _valid_date(dt.group(1)) and int(dt.group(2)) < 24 and int(dt.group(3)) < 60:
@@ -263,14 +301,13 @@ def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None,
     clock = _CLOCK.match(raw)
     if clock and int(clock.group(1)) < 24 and int(clock.group(2)) < 60:
         want_t = time(int(clock.group(1)), int(clock.group(2)))
-        return [m for m in time_mentions(norm) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
+        return [m for m in _scanned("time", norm, time_mentions) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
     if _NUMERIC.match(raw):
         found = find_in_normalised(norm, float(raw), tol=tol)
         if raw.startswith("+"):  # "+0.36" claims a rise: only an explicitly signed number states it
             found = [m for m in found if isinstance(m, NumberMention) and m.signed]
         return found
-    needle = normalise_text(raw, fold=fold)
-    return list(_bounded(norm, needle))
+    return list(_bounded(norm, _needle(raw, fold)))
 
 
 def states(text: str, expected: Scalar | Sequence[Scalar], *, tol: float | None = None, fold: bool = True) -> bool:

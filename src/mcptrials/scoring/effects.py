@@ -28,7 +28,7 @@ from mcptrials.model import (
     ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.answers import absent_violations, text_problems
+from mcptrials.scoring.answers import absent_violations, forget_scans, text_problems
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
 from mcptrials.scoring.state import check_state
 
@@ -142,6 +142,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     ``tools`` (qualified name -> tool) supplies input schemas, so arguments are compared
     with their defaults filled in; without it, only given arguments are compared.
     """
+    forget_scans()
     calls = _successful(episode, tools)
     results: list[CheckpointResult] = []
     met: dict[str, list[int]] = {}

@@ -152,31 +152,50 @@ def _resolve(prop: Any, schema: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return prop
 
 
+_Prop = tuple[str, Mapping[str, Any], set[Any], Any, bool]  # name, resolved schema, types, enum, is a path
+_PLANS: dict[int, tuple[Mapping[str, Any] | None, list[_Prop], dict[str, bool]]] = {}
+"""Resolved properties by schema object (kept alive here, so an id is never reused while cached)."""
+
+
+def _plan(schema: Mapping[str, Any] | None) -> tuple[list[_Prop], dict[str, bool]]:
+    """A schema's properties looked through once (re-scoring reads the same few schemas for every call)."""
+    held = _PLANS.get(id(schema))
+    if held is None or held[0] is not schema:
+        props: list[_Prop] = []
+        for name, raw in _properties(schema).items():
+            prop = _resolve(raw, schema)
+            kinds = prop.get("type")
+            props.append((name, prop, set(kinds) if isinstance(kinds, list) else {kinds}, prop.get("enum"),
+                          is_path_parameter(name, prop)))
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        held = _PLANS[id(schema)] = (schema, props, {p[0]: p[4] for p in props})
+    return held[1], held[2]
+
+
 def effective_arguments(arguments: Mapping[str, Any] | None,
                         schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The arguments as the server sees them: defaults filled, numbers read, enum case fixed, paths normalised."""
     if arguments is None:
         return None
     out = dict(arguments)
-    for name, raw in _properties(schema).items():
-        prop = _resolve(raw, schema)
+    props, paths = _plan(schema)
+    for name, prop, kinds, enum, _path in props:
         if name not in out and "default" in prop:
             out[name] = prop["default"]
         if name not in out:
             continue
         value = out[name]
-        kinds = prop.get("type")
-        kinds = set(kinds) if isinstance(kinds, list) else {kinds}
         if isinstance(value, str) and kinds & {"number", "integer"} and _as_number(value) is not None:
             number = float(value)
             out[name] = int(number) if "integer" in kinds and number.is_integer() else number
-        enum = prop.get("enum")
         if isinstance(value, str) and isinstance(enum, list) and value not in enum:
             same = [e for e in enum if isinstance(e, str) and e.casefold() == value.casefold()]
             if len(same) == 1:
                 out[name] = same[0]
     for name, value in out.items():
-        if is_path_parameter(name, _resolve(_properties(schema).get(name), schema)):
+        path = paths.get(name)
+        if path if path is not None else is_path_parameter(name, {}):
             out[name] = normalise_path(value)
     return out
 

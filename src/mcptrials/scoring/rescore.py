@@ -1,13 +1,25 @@
-"""Re-grade stored episodes: a benchmark fix means re-scoring, never re-running."""
+"""Re-grade stored episodes: a benchmark fix means re-scoring, never re-running.
+
+Re-scoring is bulk work: episodes are read in chunks by primary key, parsed and scored in worker
+processes (forked, so the task definitions and tool catalog are shared, not copied), and each
+chunk's scores and outcomes are written in one transaction with two executemany statements.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from mcptrials.model import Episode, Score, Task, ToolInfo, split_qualified
+from mcptrials.model import Episode, Task, ToolInfo, split_qualified
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
-from mcptrials.store.db import Store, task_for
+from mcptrials.store.db import Store, outcome_of, score_row, task_for
+
+CHUNK = 2000
+"""Episodes per read, per worker job and per write transaction."""
 
 
 def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str, ToolInfo]:
@@ -20,23 +32,95 @@ def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str
     return tools
 
 
-def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None) -> tuple[int, list[str]]:
+@dataclass
+class _Scored:
+    """One chunk's result: score rows, new outcomes by episode id, and task ids with no definition."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    missing: set[str] = field(default_factory=set)
+    seen: int = 0
+
+
+@dataclass
+class _World:
+    known: Mapping[tuple[str, str], Task]
+    catalog: Mapping[str, ToolInfo]
+    offers: dict[tuple[tuple[str, str], ...], dict[str, ToolInfo]] = field(default_factory=dict)
+
+    def tools_for(self, episode: Episode) -> dict[str, ToolInfo]:
+        """Offered tools, computed once per distinct offer (most episodes of a run share one)."""
+        key = tuple(sorted(episode.tool_hashes.items()))
+        found = self.offers.get(key)
+        if found is None:
+            found = self.offers[key] = offered_tools(episode, self.catalog)
+        return found
+
+
+_WORLD: _World | None = None
+"""Set in the parent before workers fork; read by ``_score_chunk`` in each worker."""
+
+
+def _score_chunk(chunk: list[str]) -> _Scored:
+    assert _WORLD is not None
+    out = _Scored(seen=len(chunk))
+    for data in chunk:
+        episode = Episode.model_validate_json(data)
+        task = task_for(_WORLD.known, episode.task_id, episode.version)
+        if task is None:
+            out.missing.add(episode.task_id)
+            continue
+        tools = _WORLD.tools_for(episode)
+        effects = score_effects(task, episode, tools)
+        out.rows += [score_row(effects), score_row(score_rules(episode, tools))]
+        out.outcomes[episode.id] = outcome_of(episode, effects)
+    return out
+
+
+def _default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *, workers: int | None = None,
+            chunk: int = CHUNK, on_chunk: Callable[[int], None] | None = None) -> tuple[int, list[str]]:
     """Score every stored episode again; ``tasks`` ((id, version) -> task) overrides stored definitions.
 
+    ``workers``: scoring processes (default: the CPUs this process may use; 1 scores in-process).
+    ``on_chunk(n)`` is called after each chunk of ``n`` episodes is written (a progress bar).
     Returns the number re-scored and the ids of tasks that could not be found.
     """
+    global _WORLD
     known = store.tasks()
     if tasks:
         store.save_tasks(tasks.values())
         known.update(tasks)
-    catalog = store.tool_catalog()
-    missing: set[str] = set()
-    batch: list[tuple[Episode, list[Score]]] = []
-    for episode in store.episodes():
-        task = task_for(known, episode.task_id, episode.version)
-        if task is None:
-            missing.add(episode.task_id)
-            continue
-        tools = offered_tools(episode, catalog)
-        batch.append((episode, [score_effects(task, episode, tools), score_rules(episode, tools)]))
-    return store.replace_scores(batch), sorted(missing)
+    _WORLD = _World(known, store.tool_catalog())
+    workers = workers or _default_workers()
+    count, missing = 0, set[str]()
+    try:
+        for result in _scored_chunks(store, workers, chunk):
+            store.write_score_rows(result.rows, result.outcomes)
+            count += len(result.outcomes)
+            missing |= result.missing
+            if on_chunk:
+                on_chunk(result.seen)
+    finally:
+        _WORLD = None
+    return count, sorted(missing)
+
+
+def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
+    """Scored chunks in order; with several workers, at most 2 per worker are in flight (bounded memory)."""
+    chunks = store.episode_json_chunks(chunk)
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(_score_chunk, chunks)
+        return
+    store.engine.dispose()  # no pooled connection may be inherited by the forked workers
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        pending = []
+        for raw in chunks:
+            pending.append(pool.apply_async(_score_chunk, (raw,)))
+            if len(pending) >= 2 * workers:
+                yield pending.pop(0).get()
+        for job in pending:
+            yield job.get()

@@ -31,10 +31,20 @@ def schema_compliant(arguments: dict[str, Any] | None, schema: Mapping[str, Any]
     """Whether arguments validate against a tool's input schema (an unusable schema counts as met)."""
     if arguments is None:
         return False
-    import json
+    held = _BY_SCHEMA.get(id(schema))
+    if held is None or held[0] is not schema:
+        import json
 
-    validator = _validator(json.dumps(schema, sort_keys=True))
+        if len(_BY_SCHEMA) > 4096:
+            _BY_SCHEMA.clear()
+        held = _BY_SCHEMA[id(schema)] = (schema, _validator(json.dumps(schema, sort_keys=True)))
+    validator = held[1]
     return True if validator is None else validator.is_valid(arguments)
+
+
+_BY_SCHEMA: dict[int, tuple[Mapping[str, Any], Draft202012Validator | None]] = {}
+"""Validators by schema object (kept alive here, so an id is never reused while cached): re-scoring
+checks every call against the same few catalog schemas without serialising them each time."""
 
 
 def _rate(numerator: int, denominator: int) -> float | None:

@@ -13,6 +13,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,12 @@ def parse_json_path(path: str) -> list[str | int]:
     return steps
 
 
+@lru_cache(maxsize=1024)
+def _steps(path: str) -> tuple[str | int, ...]:
+    """:func:`parse_json_path`, once per path (a task's paths are read for every record of every episode)."""
+    return tuple(parse_json_path(path))
+
+
 def select(document: Any, steps: Iterable[str | int]) -> list[Any]:
     """The nodes of ``document`` that ``steps`` lead to."""
     nodes = [document]
@@ -145,7 +152,7 @@ def field_of(record: Any, name: str) -> Any:
     if name in {".", "$", ""}:
         return record
     try:
-        found = select(record, parse_json_path("$." + name if not name.startswith(("$", "[")) else
+        found = select(record, _steps("$." + name if not name.startswith(("$", "[")) else
                                                ("$" + name if name.startswith("[") else name)))
     except JsonPathError:
         found = [record[name]] if isinstance(record, dict) and name in record else []
@@ -178,7 +185,7 @@ def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at line {exc.lineno})"
-    return select(document, parse_json_path(cp.json_path or "$")), ""
+    return select(document, _steps(cp.json_path or "$")), ""
 
 
 def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: bool) -> bool:

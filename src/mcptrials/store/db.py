@@ -1,5 +1,8 @@
 """The result store: runs, tasks, tool catalog, episodes and scores in SQL (SQLite WAL by default).
 
+The schema is kept by Alembic migrations shipped in ``store/migrations`` and applied on open
+(``store/migrate.py``); SQLite and PostgreSQL (``postgresql://...``, psycopg 3) behave the same.
+
 Episodes are written once, whole, in one transaction, keyed by (task, version, agent, model,
 attempt, config hash): re-running a command never duplicates one, and a crash loses at most the
 episodes still in flight. Scores can be replaced by re-scoring.
@@ -12,7 +15,7 @@ its scores.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,13 +31,16 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    create_engine,
-    event,
+    bindparam,
+    func,
     select,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from mcptrials.model import Episode, Score, Task, ToolInfo
+from mcptrials.store.engine import StoreError, display_url, open_engine, store_url
 
 metadata = MetaData()
 
@@ -89,6 +95,18 @@ judgments = Table(
     Column("data", Text, nullable=False),
 )
 """Model judgments keyed by (judge, version, prompt hash): a re-run or re-score never asks again."""
+run_locks = Table(
+    "run_locks", metadata,
+    Column("key", String, primary_key=True),
+    Column("run_id", String, nullable=False),
+    Column("machine", String, nullable=False),
+    Column("host", String, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("label", String, nullable=False),
+    Column("started_at", String, nullable=False),
+    Column("heartbeat_at", Float, nullable=False),
+)
+"""One row per (store, run settings) while a run executes them (``store/lock.py``)."""
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -129,29 +147,38 @@ def outcome_of(episode: Episode, effects: Score | None) -> str:
 
 
 class Store:
-    """Read and write results; ``url`` is a path (SQLite) or any SQLAlchemy URL."""
+    """Read and write results; ``url`` is a path (SQLite) or a database URL (``postgresql://...``).
+
+    Opening migrates the schema to the newest revision. ``url`` as kept here has its password
+    masked: the password is never stored or printed.
+    """
 
     def __init__(self, url: str | Path) -> None:
-        text = str(url)
-        if "://" not in text:
-            path = Path(text).expanduser()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            text = f"sqlite:///{path}"
-        self.url = text
+        from mcptrials.store.migrate import upgrade
+
+        target = store_url(url)
+        self.url = display_url(target)
         self._known_tools: set[str] = set()
-        self.engine: Engine = create_engine(text, future=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        self.engine: Engine = open_engine(target)
+        try:
+            upgrade(self.engine, metadata)
+        except (OperationalError, ProgrammingError) as exc:
+            self.engine.dispose()
+            raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
 
     # -- writing -----------------------------------------------------------------------
 
-    def _insert_ignore(self, table: Table, rows: list[dict[str, Any]], keys: list[str]) -> Any:
-        if self.engine.dialect.name == "sqlite":
-            return sqlite_insert(table).values(rows).on_conflict_do_nothing()
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
+    def _insert(self) -> Any:
+        return sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
 
-        return pg_insert(table).values(rows).on_conflict_do_nothing(index_elements=keys)
+    def _insert_ignore(self, table: Table, rows: list[dict[str, Any]], keys: list[str]) -> Any:
+        return self._insert()(table).values(rows).on_conflict_do_nothing(index_elements=keys)
+
+    def _upsert(self, table: Table, keys: Sequence[str]) -> Any:
+        """INSERT ... ON CONFLICT (keys) DO UPDATE every other column (safe against a concurrent writer)."""
+        stmt = self._insert()(table)
+        return stmt.on_conflict_do_update(index_elements=list(keys), set_={
+            c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys})
 
     def save_run(self, run_id: str, config_hash: str, config: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
@@ -160,14 +187,11 @@ class Store:
 
     def save_tasks(self, items: Iterable[Task]) -> None:
         """Store task definitions per (id, version); the latest wins, so re-scoring uses fixed specs."""
-        rows = [{"id": t.id, "version": task_version(t), "data": t.model_dump(mode="json")} for t in items]
-        with self.engine.begin() as conn:
-            for row in rows:
-                key = (tasks.c.id == row["id"]) & (tasks.c.version == row["version"])
-                if conn.execute(select(tasks.c.id).where(key)).first():
-                    conn.execute(tasks.update().where(key).values(data=row["data"]))
-                else:
-                    conn.execute(tasks.insert().values(row))
+        rows = list({(t.id, task_version(t)): {"id": t.id, "version": task_version(t),
+                                                "data": t.model_dump(mode="json")} for t in items}.values())
+        if rows:
+            with self.engine.begin() as conn:
+                conn.execute(self._upsert(tasks, ["id", "version"]), rows)
 
     def save_tools(self, items: Iterable[ToolInfo]) -> None:
         """Add tools to the catalog (keyed by schema hash and server); known ones are skipped."""
@@ -198,43 +222,55 @@ class Store:
             if stale:
                 conn.execute(scores.delete().where(scores.c.episode_id.in_(stale)))
                 conn.execute(episodes.delete().where(episodes.c.id.in_(stale)))
-            result = conn.execute(self._insert_ignore(episodes, [row],
-                                  ["task_id", "version", "agent", "model", "attempt", "config_hash"]))
-            if result.rowcount == 0:
+            inserted = conn.execute(self._insert_ignore(episodes, [row], [
+                "task_id", "version", "agent", "model", "attempt", "config_hash"]).returning(episodes.c.id)).first()
+            if inserted is None:  # (rowcount is not reliable on every driver: psycopg gives -1)
                 return False
-            for score in episode_scores:
-                self._put_score(conn, score)
+            self._put_scores(conn, episode_scores)
         return True
 
-    def _put_score(self, conn: Any, score: Score) -> None:
-        conn.execute(scores.delete().where((scores.c.episode_id == score.episode_id)
-                                           & (scores.c.scorer == score.scorer)))
-        conn.execute(scores.insert().values(
-            episode_id=score.episode_id, scorer=score.scorer, scorer_version=score.scorer_version,
-            passed=None if score.passed is None else int(score.passed), value=score.value,
-            data=score.model_dump_json()))
+    def _put_scores(self, conn: Any, items: Sequence[Score]) -> None:
+        """Upsert scores in one statement (executemany); the last of a duplicate (episode, scorer) wins."""
+        rows = list({(s.episode_id, s.scorer): score_row(s) for s in items}.values())
+        if rows:
+            conn.execute(self._upsert(scores, ["episode_id", "scorer"]), rows)
 
-    def replace_scores(self, items: Iterable[tuple[Episode, list[Score]]]) -> int:
-        """Store new scores for stored episodes and refresh their outcome; returns the count."""
+    def replace_scores(self, items: Iterable[tuple[Episode, list[Score]]], chunk: int = 5000) -> int:
+        """Store new scores for stored episodes and refresh their outcome; returns the count.
+
+        Written in bulk: one transaction and two executemany statements per ``chunk`` episodes.
+        """
         count = 0
+        batch: list[tuple[Episode, list[Score]]] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) >= chunk:
+                count += self._replace_chunk(batch)
+                batch = []
+        return count + (self._replace_chunk(batch) if batch else 0)
+
+    def _replace_chunk(self, batch: list[tuple[Episode, list[Score]]]) -> int:
+        outcomes = {episode.id: outcome_of(episode, next((s for s in new_scores if s.scorer == "effects"), None))
+                    for episode, new_scores in batch}
+        self.write_score_rows([score_row(s) for _, new_scores in batch for s in new_scores], outcomes)
+        return len(batch)
+
+    def write_score_rows(self, rows: Sequence[dict[str, Any]], outcomes: Mapping[str, str]) -> None:
+        """Bulk write: upsert score rows (as made by ``score_row``) and set episodes' outcomes, one transaction."""
         with self.engine.begin() as conn:
-            for episode, new_scores in items:
-                for score in new_scores:
-                    self._put_score(conn, score)
-                effects = next((s for s in new_scores if s.scorer == "effects"), None)
-                conn.execute(episodes.update().where(episodes.c.id == episode.id)
-                             .values(outcome=outcome_of(episode, effects)))
-                count += 1
-        return count
+            if rows:
+                conn.execute(self._upsert(scores, ["episode_id", "scorer"]), list(rows))
+            if outcomes:
+                conn.execute(episodes.update().where(episodes.c.id == bindparam("eid"))
+                             .values(outcome=bindparam("new_outcome")),
+                             [{"eid": eid, "new_outcome": outcome} for eid, outcome in outcomes.items()])
 
     def put_scores(self, items: Iterable[Score]) -> int:
         """Store (replace) scores of stored episodes without touching their outcome (judged scores)."""
-        count = 0
+        rows = list(items)
         with self.engine.begin() as conn:
-            for score in items:
-                self._put_score(conn, score)
-                count += 1
-        return count
+            self._put_scores(conn, rows)
+        return len(rows)
 
     def put_judgment(self, judge: str, version: str, prompt_hash: str, data: dict[str, Any]) -> None:
         """Keep one model judgment; the first stored for a key wins."""
@@ -260,6 +296,23 @@ class Store:
                                        episodes.c.model, episodes.c.attempt, episodes.c.config_hash)
                                 .where(episodes.c.outcome != INFRA_OUTCOME))
             return {tuple(r) for r in rows}
+
+    def episode_count(self) -> int:
+        """How many episodes are stored."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(episodes)).scalar_one())
+
+    def episode_json_chunks(self, size: int = 2000) -> Iterator[list[str]]:
+        """Every stored episode's JSON in chunks of ``size`` (by id; each chunk a short query, no long cursor)."""
+        last = ""
+        while True:
+            with self.engine.connect() as conn:
+                rows = conn.execute(select(episodes.c.id, episodes.c.data).where(episodes.c.id > last)
+                                    .order_by(episodes.c.id).limit(size)).all()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [row[1] for row in rows]
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
         query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
@@ -299,9 +352,15 @@ class Store:
         self.engine.dispose()
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-    cursor = dbapi_conn.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
+def score_row(score: Score) -> dict[str, Any]:
+    """A score as a row of the ``scores`` table."""
+    return {"episode_id": score.episode_id, "scorer": score.scorer, "scorer_version": score.scorer_version,
+            "passed": None if score.passed is None else int(score.passed), "value": score.value,
+            "data": score.model_dump_json()}
+
+
+def _first_line(exc: Exception) -> str:
+    """A driver error as one line, without SQLAlchemy's statement and background link."""
+    cause = getattr(exc, "orig", None) or exc
+    return next((line.strip() for line in str(cause).splitlines() if line.strip()), type(cause).__name__)
+

@@ -12,6 +12,7 @@ from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.model import Episode, ServerSpec, Task, ToolInfo
 from mcptrials.run.runner import RunPlan, run_episode
 from mcptrials.scoring.effects import score_effects
+from mcptrials.servers.pool import current_pool, server_pool, without_reuse
 from mcptrials.tasks.discrimination import Discrimination, discrimination
 from mcptrials.tasks.lint import static_problems, tool_problems
 
@@ -57,7 +58,11 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
             if not task.reference:
                 results[task.id] = CheckResult(task.id, False, "the task has no reference plan")
                 return
-            runs_of = [await run_episode(plan, task, i, "check", "check") for i in range(runs)]
+            with without_reuse():  # the first run starts every server fresh; a repeat reuses pooled ones
+                runs_of = [await run_episode(plan, task, 0, "check", "check")]
+            if runs > 1 and _pools_any(task, plan):  # a process the pool has just started answers like a fresh
+                runs_of.append(await run_episode(plan, task, runs, "check", "check"))  # one: a run more, compared too
+            runs_of += [await run_episode(plan, task, i, "check", "check") for i in range(1, runs)]
             episodes = [episode for episode, _ in runs_of]
             tools = runs_of[0][1]
 
@@ -72,11 +77,25 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
             if passed:
                 result.discrimination = await discrimination(task, episodes[0], rerun, tools)
         if runs > 1:
-            first = tool_results(episodes[0])
-            result.deterministic = all(tool_results(e) == first for e in episodes[1:])
+            first = _observed(task, episodes[0], tools)
+            result.deterministic = all(_observed(task, e, tools) == first for e in episodes[1:])
         results[task.id] = result
 
-    async with anyio.create_task_group() as tg:
+    async with server_pool(max_idle=2 * concurrency + 8), anyio.create_task_group() as tg:
         for task in tasks:
             tg.start_soon(one, task)
     return [results[t.id] for t in tasks]
+
+
+def _pools_any(task: Task, plan: RunPlan) -> bool:
+    """Whether an episode of ``task`` takes any server from the current pool."""
+    pool = current_pool()
+    now = task.now.isoformat() if task.now else None
+    return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, bool(task.fixtures.files))
+                                    for name in task.servers if name in plan.servers)
+
+
+def _observed(task: Task, episode: Episode, tools: Mapping[str, ToolInfo]) -> tuple[object, ...]:
+    """What two runs of one plan must agree on: tool results byte for byte, final state, verdict."""
+    return (tool_results(episode), json.dumps(episode.state, sort_keys=True, default=str),
+            _verdict(task, episode, tools), episode.infra_error)

@@ -1,0 +1,89 @@
+"""Re-scoring throughput: episodes/s of ``mcptrials score`` (``scoring.rescore``) on a large store.
+
+Builds a store of N episodes from real ones (the reference agent on bundled tasks, run once, then
+copied under new attempt numbers so every copy is its own stored episode), re-scores it and prints
+the rate; also checks that re-scoring reproduced every stored verdict. Goal: >= 5,000 episodes/s.
+
+    python bench/rescore.py [--episodes 20000] [--tasks 20] [--workers N] [--db postgresql://...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from sqlalchemy import select
+
+from mcptrials.agents.reference import ReferenceAgent
+from mcptrials.bundled.world import bundled_servers, bundled_tasks
+from mcptrials.model import stable_hash
+from mcptrials.run.runner import RunPlan, execute
+from mcptrials.scoring.rescore import rescore
+from mcptrials.store.db import Store, episodes
+
+
+def build(store: Store, n_tasks: int, total: int) -> int:
+    """Run ``n_tasks`` bundled tasks once, then copy their episodes until ``total`` are stored."""
+    plan = RunPlan(servers=dict(bundled_servers()), tasks=bundled_tasks()[:n_tasks], agent=ReferenceAgent(),
+                   model=None, concurrency=2)
+    anyio.run(execute, plan, store)
+    with store.engine.connect() as conn:
+        source = [dict(row._mapping) for row in conn.execute(select(episodes))]
+    rows, copy = [], 1
+    while len(source) * (copy + 1) <= total:
+        for row in source:
+            data = json.loads(row["data"])
+            data["id"] = stable_hash([row["id"], copy])  # scattered like real ids: copies are never neighbours
+            data["attempt"] = row["attempt"] + 1000 * copy
+            rows.append({**row, "id": data["id"], "attempt": data["attempt"], "data": json.dumps(data)})
+        copy += 1
+    with store.engine.begin() as conn:
+        for start in range(0, len(rows), 5000):
+            conn.execute(episodes.insert(), rows[start:start + 5000])
+    return store.episode_count()
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (the scoring workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=20000)
+    parser.add_argument("--tasks", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=None, help="scoring processes (default: usable CPUs)")
+    parser.add_argument("--db", default=None, help="an empty database URL (default: a temporary SQLite file)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(args.db or str(Path(tmp) / "bench.db"))
+        total = build(store, args.tasks, args.episodes)
+        with store.engine.connect() as conn:
+            before = dict(conn.execute(select(episodes.c.id, episodes.c.outcome)).all())
+        load = os.getloadavg()[0]
+        for workers in ([args.workers] if args.workers else [1, None]):
+            cpu0, t0 = _cpu(), time.perf_counter()
+            count, missing = rescore(store, workers=workers)
+            elapsed, cpu = time.perf_counter() - t0, _cpu() - cpu0
+            label = workers or f"{os.cpu_count()} (all CPUs)"
+            print(f"re-scored {count} episodes in {elapsed:.2f}s with workers={label}: {count / elapsed:,.0f} "
+                  f"episodes/s (goal >= 5,000); {cpu:.2f} CPU-s = {count / cpu:,.0f} episodes per CPU-second; "
+                  f"store {store.engine.dialect.name}; load average {load:.1f} on {os.cpu_count()} CPUs")
+            assert count == total and not missing
+        with store.engine.connect() as conn:
+            after = dict(conn.execute(select(episodes.c.id, episodes.c.outcome)).all())
+        changed = sum(before[k] != after[k] for k in before)
+        print(f"verdicts reproduced: {len(before) - changed}/{len(before)} unchanged "
+              f"({sum(v == 'passed' for v in after.values())} passed)")
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
