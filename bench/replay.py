@@ -70,7 +70,8 @@ def main(episodes: int, concurrency: int, task_count: int) -> None:
     print(f"live run:   {live_s:8.2f} s  ({live.completed / live_s:7.1f} episodes/s)")
     print(f"replay run: {replay_s:8.2f} s  ({replayed.completed / replay_s:7.1f} episodes/s), "
           f"plus {load_s:.2f} s to load the recording")
-    print(f"speed-up (live / replay): {live_s / replay_s:.1f}x; including the load: {live_s / (replay_s + load_s):.1f}x")
+    print(f"speed-up (live / replay): {live_s / replay_s:.1f}x; "
+          f"including the load: {live_s / (replay_s + load_s):.1f}x")
     print(f"byte-identical results and same verdict: {same}/{len(before)} episodes")
 
 

@@ -1,4 +1,15 @@
-"""mcptrials: a lab for benchmarking LLM agents on MCP servers."""
+"""mcptrials: a lab for benchmarking LLM agents on MCP servers.
+
+The Python API mirrors the CLI::
+
+    import mcptrials
+    tasks = mcptrials.load_tasks()                       # the bundled suite (or task files)
+    mcptrials.run_tasks(tasks[:3], agent="reference", db="r.db")
+    mcptrials.build_report("r.db")["summary"]            # what `mcptrials report --format json` prints
+
+The API's names never shadow a subpackage: ``mcptrials.run``, ``mcptrials.report``,
+``mcptrials.export`` and ``mcptrials.evolve`` are plain packages.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
 
@@ -7,4 +18,17 @@ try:
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+from mcptrials.api import (
+    build_report,
+    evolve_server,
+    export_results,
+    load_servers,
+    load_tasks,
+    run_tasks,
+    score,
+    write_report,
+)
+from mcptrials.model import Episode, Score, ServerSpec, Task
+
+__all__ = ["Episode", "Score", "ServerSpec", "Task", "__version__", "build_report", "evolve_server", "export_results",
+           "load_servers", "load_tasks", "run_tasks", "score", "write_report"]

@@ -33,6 +33,9 @@ ServersOpt = Annotated[Path | None, typer.Option("--servers", help="MCP servers 
 TasksOpt = Annotated[list[Path] | None, typer.Option("--tasks", help="Task file(s) or folder(s).")]
 DbOpt = Annotated[str, typer.Option("--db", help="Result store: a SQLite path or SQLAlchemy URL.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+InputOpt = Annotated[list[str] | None, typer.Option(
+    "--input", help="NAME=VALUE for a VS Code ${input:NAME} in the servers config (repeatable).")]
+StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", min=0.1, help="Seconds a server may take to start.")]
 JudgeOpt = Annotated[str | None, typer.Option(
     "--judge", help="Judge model spec (e.g. openai:gpt-4o-mini, local:): run model judges after Tier-1.")]
 JudgesOpt = Annotated[str, typer.Option("--judges", help="Which judges: tier2,keypoints,rubric,errors.")]
@@ -59,33 +62,42 @@ def _user_errors() -> Iterator[None]:
     from mcptrials.models.registry import ModelSpecError
     from mcptrials.models.scripted import ScriptError
     from mcptrials.replay.recording import ReplayError
+    from mcptrials.report.write import OutputError
+    from mcptrials.run.executors import ExecutorError
     from mcptrials.run.offer import OfferError
     from mcptrials.servers.config import ConfigError
     from mcptrials.servers.sandbox import FixtureError
+    from mcptrials.store.engine import StoreError
+    from mcptrials.store.lock import RunLockedError
     from mcptrials.tasks.loader import TaskFileError
 
     try:
         yield
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
             ProviderError, PlanError, VersionError, JudgeSpecError, LabelError, ReplayError,
-            AgentOptionError, ModuleError, RetrieverError, OfferError) as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+            AgentOptionError, ModuleError, RetrieverError, OfferError, OutputError, StoreError,
+            RunLockedError, ExecutorError) as exc:
+        from rich.markup import escape
+
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)  # "[postgres]" is text, not markup
         raise typer.Exit(2) from None
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def load_world(servers: Path | None, tasks: list[Path] | None) -> tuple[dict[str, ServerSpec], list[Task]]:
+def load_world(servers: Path | None, tasks: list[Path] | None,
+               inputs: list[str] | None = None) -> tuple[dict[str, ServerSpec], list[Task]]:
     """The servers and tasks to use: the given files, else the bundled world and its suite.
 
     ``--tasks`` alone runs those tasks on the bundled servers; ``--servers`` alone loads no tasks.
     """
     from mcptrials.bundled.world import bundled_servers, bundled_tasks
+    from mcptrials.servers.commands import parse_inputs
     from mcptrials.servers.config import load_servers
     from mcptrials.tasks.loader import check_servers, load_tasks
 
-    specs = load_servers(servers) if servers else dict(bundled_servers())
+    specs = load_servers(servers, inputs=parse_inputs(inputs)) if servers else dict(bundled_servers())
     loaded = load_tasks(*tasks) if tasks else ([] if servers else bundled_tasks())
     problems = check_servers(loaded, specs)
     if problems:
@@ -102,13 +114,9 @@ LineagesOpt = Annotated[Path | None, typer.Option(
 def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: str | None,
                      lineages: Path | None) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
     """(version, servers, rewritten tasks) for each requested version; just v0 without --stages."""
-    if not stages:
-        return [("v0", specs, tasks)]
-    from mcptrials.bundled.world import LINEAGES_DIR
-    from mcptrials.evolve.versions import Lineages, parse_versions, versioned_world
+    from mcptrials.evolve.lineage_check import versioned_worlds as choose
 
-    found = Lineages(lineages or LINEAGES_DIR)
-    return [(v, *versioned_world(specs, tasks, found, v)) for v in parse_versions(stages)]
+    return choose(specs, tasks, stages, lineages, warn=lambda text: err.print(f"[yellow]warning:[/yellow] {text}"))
 
 
 def _select(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list[Task]:
@@ -128,9 +136,11 @@ class _ProgressView:
     """A rich progress bar fed by the runner's events, with each provider's request state."""
 
     def __init__(self, console: Console, label: str) -> None:
+        from mcptrials.run.progress_columns import ActivityColumn, EtaColumn
+
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("{task.fields[providers]}"),
-                                 console=console, transient=False)
+                                 TimeElapsedColumn(), EtaColumn(), TextColumn("{task.fields[providers]}"),
+                                 ActivityColumn(), console=console, transient=False)
         self.label = label
         self.task_id: Any = None
         self.infra = 0
@@ -200,6 +210,9 @@ def run(
     lineages: LineagesOpt = None,
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
+    reuse: Annotated[bool, typer.Option(
+        "--reuse/--no-reuse", help="Let reusable servers (bundled read-only ones, \"reuse\": true) serve several "
+                                   "episodes; --no-reuse starts every server fresh.")] = True,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
     max_repeats: Annotated[int, typer.Option(
         "--max-repeats", min=0, help="End an episode when the same tool calls repeat this many turns (0: off).")] = 3,
@@ -223,6 +236,9 @@ def run(
     prices: Annotated[Path | None, typer.Option("--prices", help="JSON price table overriding the shipped one.")]
     = None,
     call_timeout: Annotated[float, typer.Option("--call-timeout", help="Seconds per tool call.")] = 60.0,
+    output_cap: Annotated[int, typer.Option(
+        "--output-cap", min=256, help="Bytes kept of each stored tool result, structured result and model completion.")]
+    = 20_000,
     db: DbOpt = DEFAULT_DB,
     judge: JudgeOpt = None,
     judges: JudgesOpt = ALL_JUDGES,
@@ -234,10 +250,24 @@ def run(
     on_miss: Annotated[str, typer.Option(
         "--on-miss", help="Under --replay, a call never recorded: error (the agent sees replay_miss) or live.")]
     = "error",
+    inputs: InputOpt = None,
+    start_timeout: StartTimeoutOpt = 30.0,
+    sampling_model: Annotated[str | None, typer.Option(
+        "--sampling-model", help="Model spec answering servers' sampling requests (default: the model under test).")]
+    = None,
+    resources_as_tools: Annotated[bool, typer.Option(
+        "--resources-as-tools", help="Offer each server's resources and prompts as read_resource/get_prompt tools.")]
+    = False,
+    executor: Annotated[str, typer.Option(
+        "--executor", help="Where episodes run: local, or ray (Ray tasks on a cluster; results stored here).")]
+    = "local",
+    address: Annotated[str | None, typer.Option(
+        "--address", help="--executor ray: the cluster's address (default: start a local one).")] = None,
 ) -> None:
     """Run agent episodes over MCP servers and store every step; re-run to resume."""
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
+    from mcptrials.run.executors import make_executor
     from mcptrials.run.options import DesignOptions, build_agent, prepare_offer
     from mcptrials.run.runner import FatalRunError, RunPlan, execute
     from mcptrials.servers.toolbox import Limits
@@ -245,7 +275,7 @@ def run(
 
     with _user_errors():
         replayed = _replay_setup(replay, on_miss, db, servers, tasks)
-        specs, loaded = load_world(servers, tasks) if replayed is None else (replayed.specs, replayed.tasks)
+        specs, loaded = load_world(servers, tasks, inputs) if replayed is None else (replayed.specs, replayed.tasks)
         chosen = _select(loaded, task_ids, limit)
         if not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all or tasks):
             from mcptrials.bundled.world import smoke_tasks
@@ -270,13 +300,27 @@ def run(
                                                           tool_mode, constrained)
         plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                          agent=design, pool=pool, distractors=offer_setting,
-                         limits=Limits(call_timeout=call_timeout), max_cost=max_cost, version=version)
+                         limits=Limits(call_timeout=call_timeout, start_timeout=start_timeout,
+                                       output_cap=output_cap), max_cost=max_cost,
+                         version=version, reuse=reuse)
                  for chat in chats for version, v_specs, v_tasks in (
                      versioned_worlds(specs, chosen, stages, lineages) if replayed is None
                      else replayed.worlds(chosen, stages))]
+        from mcptrials.servers.blobs import BlobStore
+        from mcptrials.servers.client import ClientOptions
+
+        sampler = _models([sampling_model], None, base_url, sampling, prices, tool_mode, False)[0] \
+            if sampling_model else None
         for plan in plans:
             plan.replay = replayed.replay if replayed is not None else None
+            plan.client = ClientOptions(sampling_model=sampler, blobs=BlobStore.beside(db),
+                                        expose_resources=resources_as_tools)
         store = Store(db)
+        remote = make_executor(executor, address)
+        for plan in plans:
+            plan.executor = remote
+        if remote is not None:
+            err.print(f"episodes run on the {remote.describe()}; results are written to {store.url}")
         if judge:
             from mcptrials.judges.apply import judges_from_spec
 
@@ -293,20 +337,28 @@ def run(
             err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                       f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
                       f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
-                      f"cost ${result.cost_usd:.4f}) -> {db}")
+                      f"cost ${result.cost_usd:.4f}) -> {store.url}")
             if result.not_started:
                 err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
                           "re-run with a larger --max-cost to continue.")
 
+    from mcptrials.safety.signals import exit_code, termination_as_interrupt
+
+    signals: list[int] = []
     try:
-        anyio.run(run_plans)
+        with _user_errors(), termination_as_interrupt() as signals:  # SIGTERM unwinds like Ctrl-C
+            try:
+                anyio.run(run_plans)
+            finally:
+                if remote is not None:
+                    remote.close()
     except FatalRunError as exc:
         err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
         err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
         raise typer.Exit(3) from None
     except KeyboardInterrupt:
         err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
-        raise typer.Exit(130) from None
+        raise typer.Exit(exit_code(signals)) from None
     from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
 
@@ -358,7 +410,10 @@ def score(
             versions = sorted({e.version for e in store.episodes()} - {"v0"})
             for version, _, v_tasks in versioned_worlds({}, fixed, ",".join(versions), lineages) if versions else []:
                 overrides.update({(t.id, version): t for t in v_tasks})
-        count, missing = rescore(store, overrides)
+        with Progress(TextColumn("re-scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err, transient=True) as bar:
+            job = bar.add_task("re-scoring", total=store.episode_count())
+            count, missing = rescore(store, overrides, on_chunk=lambda n: bar.advance(job, n))
         judged = None
         if judge:
             from mcptrials.judges.apply import judge_stored, judges_from_spec
@@ -367,7 +422,7 @@ def score(
             judged = anyio.run(judge_stored, store, judge_list, judge_model, None, concurrency)
     if missing:
         err.print(f"[yellow]warning:[/yellow] no task definition for {', '.join(missing)}; left unscored")
-    err.print(f"re-scored {count} episode(s) in {db}")
+    err.print(f"re-scored {count} episode(s) in {store.url}")
     if judged is not None:
         err.print(f"judged {judged.episodes} episode(s) with {judge}: {judged.scores} judged score(s), "
                   f"{judged.judge_errors} judge error(s), {judged.requests} model request(s), "
@@ -401,15 +456,21 @@ def report(
     decay: Annotated[bool, typer.Option(
         "--decay", help="Only the decay curve: per stored refresh, the fraction of tasks identical/drifted/broken.")]
     = False,
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="Write the report to this file (html: one self-contained page) instead of stdout.")] = None,
+    episodes: Annotated[bool, typer.Option(
+        "--episodes", help="Also list every episode: task id, version, attempt, outcome, failure codes.")] = False,
 ) -> None:
     """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
-    from mcptrials.report.render import print_tables, render_csv, render_json
+    from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
     from mcptrials.store.db import Store
 
     with _user_errors():
-        if fmt not in {"table", "json", "csv"}:
-            raise UsageError(f"unknown format {fmt!r} (table, json, csv)")
+        if fmt not in {"table", "json", "csv", "html"}:
+            raise UsageError(f"unknown format {fmt!r} (table, json, csv, html)")
+        if out_file is not None and out_file.is_dir():
+            raise UsageError(f"--out {out_file}: is a folder (give the file to write, e.g. report.html)")
         _require_db(db)
         found = None
         if lineages is not None:
@@ -426,12 +487,17 @@ def report(
             from mcptrials.judges.labelset import load_labels, measure
 
             data["agreement"] = anyio.run(measure, load_labels(labels), *_stored_world(store))
-    if fmt == "json":
-        sys.stdout.write(render_json(data) + "\n")
-    elif fmt == "csv":
-        sys.stdout.write(render_csv(data))
+    if fmt != "table":
+        from mcptrials.report.write import rendered, write_output
+
+        with _user_errors():
+            write_output(rendered(data, fmt, db), out_file, err)
     else:
         print_tables(data, out)
+        if episodes:
+            from mcptrials.report.terminal import print_episodes
+
+            print_episodes(data["episodes"], out)
         if "agreement" in data:
             _print_agreement(data["agreement"])
         _print_replay_sections(data)
@@ -521,7 +587,10 @@ def refresh(
         sys.stdout.write(json.dumps(refresh_summary(items, refresh_id), indent=2, default=str) + "\n")
     else:
         print_refresh(items, chosen, out)
-        err.print(f"refresh {refresh_id} stored in {db}" + (f"; refreshed tasks -> {out_file}" if out_file else ""))
+        from mcptrials.store.engine import display_url
+
+        err.print(f"refresh {refresh_id} stored in {display_url(db)}"
+                  + (f"; refreshed tasks -> {out_file}" if out_file else ""))
     raise typer.Exit(1 if any(i.verdict == "broken" for i in items) else 0)
 
 
@@ -633,13 +702,26 @@ def _print_agreement(table: dict[str, Any]) -> None:
 
 
 @servers_app.command("check")
-def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
+def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table", inputs: InputOpt = None,
+                  start_timeout: StartTimeoutOpt = 30.0,
+                  isolation: Annotated[bool, typer.Option(
+                      "--isolation", help="Play each stateful task's reference (--tasks) in two fresh episodes; "
+                                          "flag servers whose answers differ (state kept outside the sandbox).")]
+                  = False, tasks: TasksOpt = None) -> None:
     """Start each server, list its tools, check their schemas; exit 1 if any fails."""
     from mcptrials.servers.health import check_servers
+    from mcptrials.servers.toolbox import Limits
 
+    limits = Limits(start_timeout=start_timeout)
     with _user_errors():
-        specs, _ = load_world(servers, None)
-    health = anyio.run(check_servers, list(specs.values()))
+        if isolation and not tasks:
+            raise UsageError("--isolation needs --tasks FILE (the tasks whose reference plans are played)")
+        specs, loaded = load_world(servers, tasks if isolation else None, inputs)
+    if isolation:
+        from mcptrials.servers.commands import run_isolation
+
+        raise typer.Exit(run_isolation(specs, loaded, limits, fmt, out, err))
+    health = anyio.run(check_servers, list(specs.values()), limits)
     results = health.results
     if fmt == "json":
         sys.stdout.write(json.dumps({"servers": [r.as_dict() for r in results],
@@ -661,31 +743,57 @@ def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
         for r in results:
             if not r.ok and r.error:
                 err.print(f"[red]{r.name}[/red]: {r.error}", highlight=False)
+            for tool, why in r.not_offered.items():
+                err.print(f"[yellow]{r.name}[/yellow]: tool {tool!r} not offered: {why}", highlight=False)
     raise typer.Exit(0 if all(r.ok for r in results) else 1)
 
 
 @servers_app.command("list")
-def servers_list(servers: ServersOpt = None, fmt: FormatOpt = "table") -> None:
-    """List the configured servers and their tools."""
+def servers_list(servers: ServersOpt = None, fmt: FormatOpt = "table", inputs: InputOpt = None,
+                 start_timeout: StartTimeoutOpt = 30.0) -> None:
+    """List the configured servers, their tools, resources and prompts; exit 1 if any fails to start."""
+    from mcptrials.servers.commands import print_listing
+    from mcptrials.servers.health import survey
+    from mcptrials.servers.toolbox import Limits
+
+    with _user_errors():
+        specs, _ = load_world(servers, None, inputs)
+    listing = anyio.run(survey, list(specs.values()), Limits(start_timeout=start_timeout))
+    raise typer.Exit(print_listing(specs, listing, fmt, out, err))
+
+
+@servers_app.command("tools")
+def servers_tools(
+    name: Annotated[str, typer.Argument(help="The server whose tools to list.")],
+    servers: ServersOpt = None,
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="Save the tool list as JSON ({\"tools\": [...]}, what `mcptrials diff` compares).")] = None,
+    stage: Annotated[str | None, typer.Option("--stage", help="The server at this version of its lineage (v3).")]
+    = None,
+    lineages: LineagesOpt = None,
+) -> None:
+    """List one server's tools (name and first line of the description), or save them for `diff`."""
+    from mcptrials.export.tool_list import tool_list_json
+    from mcptrials.report.write import write_output
     from mcptrials.servers.health import list_tools
 
     with _user_errors():
         specs, _ = load_world(servers, None)
-    listing = anyio.run(list_tools, list(specs.values()))
-    payload = {
-        "servers": len(specs), "tools": sum(len(v) for v in listing.values()),
-        "per_server": {name: {"tools": len(tools), "dynamism": specs[name].dynamism, "category": specs[name].category,
-                              "tool_names": [t.name for t in tools]} for name, tools in listing.items()},
-    }
-    if fmt == "json":
-        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-        return
-    table = Table(title=f"{payload['servers']} servers, {payload['tools']} tools", title_justify="left")
-    for col in ("server", "category", "dynamism", "tools"):
-        table.add_column(col)
-    for name, info in payload["per_server"].items():  # type: ignore[attr-defined]
-        table.add_row(name, str(info["category"] or "-"), info["dynamism"], str(info["tools"]))
-    out.print(table)
+        if name not in specs:
+            raise UsageError(f"no server {name!r} (known: {', '.join(sorted(specs))})")
+        if stage:
+            specs = versioned_worlds({name: specs[name]}, [], stage, lineages)[-1][1]
+        tools = anyio.run(list_tools, [specs[name]])[name]
+        if not tools:
+            raise UsageError(f"server {name!r} listed no tools (did it start? try `mcptrials servers check`)")
+        if out_file is not None:
+            write_output(tool_list_json(tools), out_file, err)
+            return
+    from mcptrials.console_tables import fitted_table
+
+    out.print(fitted_table(f"{name}{'@' + stage if stage else ''}: {len(tools)} tools", ("tool", "description"),
+                           [[t.name, (t.description.strip().splitlines() or [""])[0]] for t in tools],
+                           ids=("tool",), width=out.width))
 
 
 # --------------------------------------------------------------------------- tasks
@@ -700,12 +808,22 @@ def tasks_schema() -> None:
 
 
 @tasks_app.command("list")
-def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOpt = "table") -> None:
-    """Count tasks per category and chain length, cross-server and stateful."""
+def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOpt = "table",
+               ids: Annotated[bool, typer.Option(
+                   "--ids", help="List every task: id, category, chain length, servers.")] = False) -> None:
+    """Count tasks per category and chain length, cross-server and stateful; --ids lists the tasks."""
     from mcptrials.tasks.stats import task_counts
 
     with _user_errors():
         specs, loaded = load_world(servers, tasks)
+    if ids:
+        from mcptrials.report.terminal import print_task_ids, task_id_rows
+
+        if fmt == "json":
+            sys.stdout.write(json.dumps(task_id_rows(loaded), indent=2) + "\n")
+        else:
+            print_task_ids(loaded, out)
+        return
     counts = task_counts(loaded, specs)
     if fmt == "json":
         sys.stdout.write(json.dumps(counts, indent=2) + "\n")
@@ -729,7 +847,8 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
 def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                 task_ids: Annotated[list[str] | None, typer.Option("--task")] = None,
                 concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
-                repeat: Annotated[bool, typer.Option("--repeat", help="Run each plan twice; compare results.")]
+                repeat: Annotated[bool, typer.Option(
+                    "--repeat", help="Run each plan twice (fresh servers, then reused ones); compare results.")]
                 = False,
                 verbose: Annotated[bool, typer.Option("--verbose", help="List every mutation a spec misses.")]
                 = False,
@@ -744,8 +863,9 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
     """Run every reference plan and score it; exit 1 if any fails its own spec.
 
     Also reports whether each spec discriminates (a necessary step dropped, or one checked
-    argument changed, must fail), spec lint problems and, with --repeat, whether two runs give
-    byte-identical tool results. With --alternatives, plays the alternatives corpus instead.
+    argument changed, must fail), spec lint problems and, with --repeat, whether two runs (the
+    first with fresh servers, the second with reused ones) give byte-identical tool results,
+    final state and verdict. With --alternatives, plays the alternatives corpus instead.
     """
     if alternatives or alternatives_from:
         _check_alternatives(servers, tasks, task_ids, alternatives_from, concurrency, stages, lineages, fmt)
@@ -792,7 +912,8 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                   f"every changed checked argument: {summary['catch_changed_argument']}/{len(graded)}; "
                   f"both: {summary['catch_both']}/{len(graded)}")
         if repeat:
-            out.print(f"byte-identical tool results across two runs: {summary['deterministic']}/{len(results)}")
+            out.print(f"identical tool results, state and verdict across two runs (fresh, then reused servers): "
+                      f"{summary['deterministic']}/{len(results)}")
         if missed and verbose:
             for task_id, items in missed.items():
                 out.print(f"  {task_id}: misses {', '.join(items)}")
@@ -1093,6 +1214,101 @@ def bench_retrieval(
     out.print(table)
     if scores.skipped:
         err.print(f"{len(scores.skipped)} task(s) without reference tools in the pool were left out")
+
+
+@app.command("export")
+def export_cmd(
+    fmt: Annotated[str, typer.Option("--format", help="inspect (inspect_ai .eval logs, one per model x agent x "
+                                                      "version) or jsonl (one episode per line).")],
+    out_path: Annotated[Path | None, typer.Option(
+        "--out", help="inspect: a folder for the logs; jsonl: a file (or folder), default stdout.")] = None,
+    db: DbOpt = DEFAULT_DB,
+) -> None:
+    """Export stored episodes with their scores for other tools (`inspect view DIR` shows an inspect export)."""
+    from mcptrials.export.command import export
+    from mcptrials.store.db import Store
+
+    with _user_errors():
+        _require_db(db)
+        count, files = export(Store(db), fmt, out_path)
+    if files:
+        err.print(f"exported {count} episode(s) -> {len(files)} file(s) in {files[0].parent}", highlight=False)
+
+
+@app.command()
+def explain(code: Annotated[str | None, typer.Argument(
+        help="A failure code (missing_effect), tool error kind (timeout), operator (O1-O11) or pattern (P1-P18); "
+             "none: list them all.")] = None) -> None:
+    """Say what a code in a report or `diff` means."""
+    from mcptrials.report.codes import explain as find_code
+    from mcptrials.report.terminal import print_codes
+
+    if code is None:
+        print_codes(out)
+        return
+    found = find_code(code)
+    if found is None:
+        err.print(f"[red]error:[/red] unknown code {code!r} (`mcptrials explain` lists them all)", highlight=False)
+        raise typer.Exit(2)
+    out.print(f"[bold]{found.code}[/bold] ({found.family}): {found.name}\n{found.meaning}", highlight=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from mcptrials import __version__
+
+        out.print(f"mcptrials {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
+    """Benchmark LLM agents on MCP servers."""
+
+
+@app.command()
+def view(
+    db: DbOpt = DEFAULT_DB,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Local port to serve on.")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="Interface to bind (default: this machine only).")]
+    = "127.0.0.1",
+) -> None:
+    """Browse stored results in a local web app: runs, outcome matrix, episodes, side-by-side (read-only)."""
+    from mcptrials.view.app import check_port, create_app, open_store, serve
+
+    with _user_errors():
+        _require_db(db)
+        try:
+            check_port(host, port)
+        except OSError as exc:
+            raise UsageError(str(exc)) from None
+        web = create_app(*open_store(db))
+    from mcptrials.store.engine import display_url
+
+    err.print(f"mcptrials view: http://{host}:{port}/  ({display_url(db)}, read-only; Ctrl-C to stop)",
+              highlight=False)
+    serve(web, host=host, port=port)
+
+
+@app.command()
+def show(
+    episode: Annotated[str, typer.Argument(help="Episode id (or a unique prefix of one).")],
+    db: DbOpt = DEFAULT_DB,
+) -> None:
+    """Print one stored episode: every model turn and tool call, checkpoint verdicts, judge reasons."""
+    from mcptrials.store.db import Store
+    from mcptrials.view.episode import build
+    from mcptrials.view.queries import EpisodeLookupError, load_episode
+    from mcptrials.view.terminal import print_episode
+
+    with _user_errors():
+        _require_db(db)
+        try:
+            found = build(load_episode(Store(db), episode))
+        except EpisodeLookupError as exc:
+            raise UsageError(str(exc)) from None
+    print_episode(found, out)
 
 
 def main() -> None:

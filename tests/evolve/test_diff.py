@@ -324,7 +324,7 @@ def test_render_table_and_json() -> None:
     set_key("limit", "maximum", 50)(new)
     report = diff_tool_lists(BASE, new)
     text = render_diff(report, "table")
-    assert "param_constraint_changed" in text and "[maximum]" in text and "Patterns: P8" in text
+    assert "param constraint changed" in text and "[maximum]" in text and "Patterns: P8" in text
     assert json.loads(render_diff(report, "json"))["patterns"] == ["P8"]
     assert "No changes" in render_diff(diff_tool_lists(BASE, BASE))
     with pytest.raises(ValueError, match="unknown format"):

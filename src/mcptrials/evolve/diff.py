@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mcptrials.console_tables import protect_ids
 from mcptrials.evolve.changes import (
     PARAM_STRUCTURE_KINDS,
     Change,
@@ -353,13 +354,14 @@ _KEYED_KINDS = frozenset({
 })
 
 
-def _table(report: DiffReport) -> Table:
+def _table(report: DiffReport, width: int | None = None) -> Table:
     table = Table(title=Text(f"Tool list diff: {report.old_tool_count} -> {report.new_tool_count} tools"))
     for column in ("tool", "status", "change", "param", "old", "new", "patterns"):
         table.add_column(column, overflow="fold")
     for diff in report.tools:
         for i, change in enumerate(diff.changes):
-            label = change.kind.value + (f" ({change.direction})" if change.direction else "")
+            # words, not one snake_case token, so a narrow terminal wraps the label between words
+            label = change.kind.value.replace("_", " ") + (f" ({change.direction})" if change.direction else "")
             if change.detail and change.kind in _KEYED_KINDS:
                 label += f" [{change.detail}]"
             old_v, new_v = change.old, change.new
@@ -368,7 +370,7 @@ def _table(report: DiffReport) -> Table:
             cells = (diff.tool if i == 0 else "", diff.status if i == 0 else "", label, change.param or "",
                      _short(old_v), _short(new_v), ", ".join(diff.patterns) if i == 0 else "")
             table.add_row(*(Text(cell) for cell in cells))
-    return table
+    return protect_ids(table, ("tool", "param", "patterns", "status"), width, prose=("change", "old", "new"))
 
 
 def render_diff(report: DiffReport, fmt: str = "table") -> str:
@@ -387,8 +389,9 @@ def _print_table(console: Console, report: DiffReport) -> None:
     if not report.changed:
         console.print(f"No changes ({report.old_tool_count} tools).")
         return
-    console.print(_table(report))
-    console.print(Text(f"Patterns: {', '.join(report.patterns) or 'none'}"))
+    console.print(_table(report, console.width))
+    console.print(Text(f"Patterns: {', '.join(report.patterns) or 'none'}"
+                       + (" (`mcptrials explain P<n>` says what a pattern means)" if report.patterns else "")))
     if report.unclassified:
         console.print(f"Changes no pattern names: {len(report.unclassified)}")
 

@@ -51,27 +51,40 @@ def parse_versions(text: str) -> list[str]:
 
 
 class Lineages:
-    """Plan chains per server, read from ``root/<server>/vK/plan.yaml``."""
+    """Plan chains per server, read from ``root/<server>/vK/plan.yaml``.
+
+    ``root`` may also be one server's lineage as ``mcptrials evolve --out`` writes it
+    (``root/lineage.json`` naming the server, ``root/vK/plan.yaml``).
+    """
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
             raise VersionError(f"no lineages folder at {self.root}")
+        self.single: str | None = _single_server(self.root)
+
+    def folder(self, server: str) -> Path:
+        """Where ``server``'s versions are (``root`` itself for a single-server lineage)."""
+        if self.single is not None:
+            return self.root if server == self.single else self.root / "_no_lineage_" / server
+        return self.root / server
 
     def servers(self) -> list[str]:
+        if self.single is not None:
+            return [self.single]
         return sorted(p.name for p in self.root.iterdir() if (p / "v1" / "plan.yaml").is_file())
 
     def versions(self, server: str) -> list[str]:
-        folder = self.root / server
+        folder = self.folder(server)
         found = sorted((p.name for p in folder.glob("v*") if (p / "plan.yaml").is_file()),
                        key=lambda v: int(v[1:]))
         return ["v0", *found]
 
     def chain(self, server: str, version: str) -> PlanChain | None:
         """The chain that makes ``version`` of ``server``; None for v0 or a server without lineage."""
-        if version == "v0" or not (self.root / server).is_dir():
+        if version == "v0" or not self.folder(server).is_dir():
             return None
-        plan = self.root / server / version / "plan.yaml"
+        plan = self.folder(server) / version / "plan.yaml"
         if not plan.is_file():
             raise VersionError(f"server {server!r} has no version {version} (has {self.versions(server)})")
         try:
@@ -91,12 +104,26 @@ class Lineages:
         return {} if chain is None else chain.operators_applied()
 
 
+def _single_server(root: Path) -> str | None:
+    """The server a single-server lineage folder (``evolve --out``) belongs to, else None."""
+    manifest = root / "lineage.json"
+    if not manifest.is_file() or not (root / "v1" / "plan.yaml").is_file():
+        return None
+    import json
+
+    try:
+        server = json.loads(manifest.read_text(encoding="utf-8")).get("server")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return server if isinstance(server, str) and server else None
+
+
 def versioned_servers(specs: Mapping[str, ServerSpec], lineages: Lineages, version: str) -> dict[str, ServerSpec]:
     """Every server at ``version``: behind the mutation proxy when it has a lineage, else unchanged."""
     out = {}
     for name, spec in specs.items():
         chain = lineages.chain(name, version)
-        out[name] = spec if chain is None else version_server_spec(spec, lineages.root / name, version)
+        out[name] = spec if chain is None else version_server_spec(spec, lineages.folder(name), version)
     return out
 
 

@@ -30,6 +30,7 @@ from mcptrials.scoring.ecs import (
 from mcptrials.store.db import task_for
 
 if TYPE_CHECKING:
+    from mcptrials.evolve.plan import PlanChain
     from mcptrials.evolve.versions import Lineages
 
 
@@ -62,13 +63,15 @@ def _reference_tools(task: Task) -> dict[str, list[str]]:
     return out
 
 
-def touching_operators(task: Task | None, last_version: str,
-                       lineages: Lineages | None) -> tuple[dict[str, list[str]], str]:
+def touching_operators(
+        task: Task | None, last_version: str, lineages: Lineages | None,
+        chains: dict[tuple[str, str], PlanChain | None] | None = None) -> tuple[dict[str, list[str]], str]:
     """For each round up to ``last_version``, the operators that touched one of the task's tools.
 
     Returns the mapping and its basis: ``tools`` when the lineages that made the task's versions
     are at hand, ``rounds`` (every operator of every round, the best available guess) when they
-    are not, ``none`` when the task was not evolved.
+    are not, ``none`` when the task was not evolved. ``chains`` memoizes the loaded plan chains
+    across the tasks of one report (parsing the YAML plans per task was most of a 5,000-episode report).
     """
     if task is None:
         return {}, "none"
@@ -84,7 +87,12 @@ def touching_operators(task: Task | None, last_version: str,
     used = _reference_tools(task)
     try:
         for server in task.servers:
-            chain = lineages.chain(server, last_version)
+            if chains is not None and (server, last_version) in chains:
+                chain = chains[(server, last_version)]
+            else:
+                chain = lineages.chain(server, last_version)
+                if chains is not None:
+                    chains[(server, last_version)] = chain
             if chain is None:
                 continue
             for version, ops in chain.operators_applied().items():
@@ -128,8 +136,10 @@ def evolution_summary(rows: list[dict[str, Any]], tasks: Mapping[tuple[str, str]
     task_ids = sorted({r["task_id"] for r in rows})
     applied: dict[str, dict[str, list[str]]] = {}
     bases: set[str] = set()
+    chains: dict[tuple[str, str], PlanChain | None] = {}
     for task_id in task_ids:
-        applied[task_id], basis = touching_operators(task_for(tasks, task_id, versions[-1]), versions[-1], lineages)
+        applied[task_id], basis = touching_operators(task_for(tasks, task_id, versions[-1]), versions[-1], lineages,
+                                                     chains)
         bases.add(basis)
     impact = operator_impact(table, versions, lambda t, a, b: _between(applied[t], a, b))
     broken: dict[str, int] = defaultdict(int)

@@ -10,6 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from mcptrials.console_tables import protect_ids
+
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
@@ -19,6 +21,14 @@ def _num(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+IDENTIFIERS = ("model", "agent", "version", "task", "operator", "judge", "judge model", "category", "chain_length")
+"""Columns whose values are never broken mid-word while the terminal has room (see console_tables)."""
+
+
+def _show(console: Console, table: Table) -> None:
+    console.print(protect_ids(table, IDENTIFIERS, console.width))
 
 
 def render_json(report: dict[str, Any]) -> str:
@@ -51,7 +61,7 @@ def _print_per_version(report: dict[str, Any], console: Console) -> None:
         table.add_row(r["model"], r["agent"], r["version"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]),
                       ci, _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]),
                       str(r["infra_errors"]))
-    console.print(table)
+    _show(console, table)
 
 
 def _print_infra(report: dict[str, Any], console: Console) -> None:
@@ -65,7 +75,7 @@ def _print_infra(report: dict[str, Any], console: Console) -> None:
     for r in rows:
         table.add_row(r["model"], r["agent"], r["task_id"], r["version"], str(r["infra_errors"]),
                       str(r["scored_attempts"]))
-    console.print(table)
+    _show(console, table)
 
 
 def _print_judges(report: dict[str, Any], console: Console) -> None:
@@ -81,7 +91,7 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
         tiers.add_row(r["model"], r["agent"], str(r["episodes"]), _pct(r["tier1_pass_rate"]),
                       _pct(r["tier1_2_pass_rate"]), str(r["tier2_judged"]), str(r["tier2_overturned"]),
                       str(r["tier2_judge_errors"]))
-    console.print(tiers)
+    _show(console, tiers)
     usage = Table(title="Judges: model, calls and cost", title_justify="left")
     for col in ("judge", "judge model", "scores", "judge errors", "requests", "cached", "tokens", "cost $"):
         usage.add_column(col, justify="left" if col in {"judge", "judge model"} else "right")
@@ -89,7 +99,7 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
         usage.add_row(u["judge"], ", ".join(u["judge_models"]), str(u["scores"]), str(u["judge_errors"]),
                       str(u["requests"]), str(u["cached"]), f"{u['prompt_tokens'] + u['completion_tokens']:,}",
                       f"{u['cost_usd']:.4f}")
-    console.print(usage)
+    _show(console, usage)
     for r in judges.get("rubric", []):
         dims = ", ".join(f"{k} {v}" for k, v in r.items() if k not in {"model", "agent", "episodes"})
         console.print(f"Rubric means ({r['model']} / {r['agent']}, {r['episodes']} episodes): {dims}")
@@ -123,8 +133,8 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         usage.add_row(r["model"], r["agent"], _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
                       _pct(r["execution_success_rate"]), f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
                       f"{r['cost_usd']:.4f}")
-    console.print(table)
-    console.print(usage)
+    _show(console, table)
+    _show(console, usage)
     _print_judges(report, console)
     _print_per_version(report, console)
     _print_infra(report, console)
@@ -136,7 +146,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         for b in (b for b in report["breakdown"] if b["dimension"] == dim):
             sub.add_row(b["model"], b["agent"], b["value"], str(b["n_tasks"]), _pct(b["pass_hat_k"]),
                         _pct(b["pass_at_1"]), str(b["infra_errors"]))
-        console.print(sub)
+        _show(console, sub)
     for evo in report.get("evolution", []):
         table = Table(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
                             f"{evo['ecs_tasks']} tasks)", title_justify="left")
@@ -144,7 +154,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         table.add_column("mean task score", justify="right")
         for version in evo["versions"]:
             table.add_row(version, _num(evo["stage_means"].get(version)))
-        console.print(table)
+        _show(console, table)
         if evo.get("ecs_basis"):
             console.print(f"ECS: {evo['ecs_basis']}.")
         missing = evo.get("tasks_missing_versions", [])
@@ -162,7 +172,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
             impact = evo["operator_impact"].get(op, {})
             ops.add_row(op, _num(impact.get("mean_delta"), signed=True), str(impact.get("transitions", 0)),
                         str(evo["tasks_broken_by_operator"].get(op, 0)))
-        console.print(ops)
+        _show(console, ops)
     failed = [e for e in report["episodes"] if e["outcome"] == "failed"]
     if failed:
         codes: dict[str, int] = {}

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mcptrials.judges.summary import episode_judgments, judge_section
 from mcptrials.model import Episode, Score, Task
 from mcptrials.report.evolution import evolution_summary
+from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
 from mcptrials.store.db import Store, outcome_of, task_for
 
@@ -36,6 +37,7 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "failure_codes": effects.failure_codes if effects and not effects.passed else [],
         "infra_error": episode.infra_error.kind if episode.infra_error else None,
         "tool_calls": len(episode.tool_calls),
+        "tool_errors": dict(Counter(c.error_kind or "tool_error" for c in episode.tool_calls if c.is_error)),
         "turns": len(episode.model_turns),
         "prompt_tokens": episode.usage.prompt_tokens,
         "completion_tokens": episode.usage.completion_tokens,
@@ -159,7 +161,7 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
             evolution.append({"model": model, "agent": agent, **found})
     return {"summary": summary, "per_version": per_version, "breakdown": breakdown,
             "infra_unresolved": unresolved, "evolution": evolution, "judges": judge_section(episodes, scores, tasks),
-            "episodes": rows}
+            **extra_sections(rows, summary), "episodes": rows}
 
 
 def report_from_store(store: Store, k: int | None = None, lineages: Lineages | None = None) -> dict[str, Any]:

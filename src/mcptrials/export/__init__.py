@@ -1,0 +1,1 @@
+"""Exports of stored results to other tools' formats: inspect_ai eval logs, JSONL episodes."""

@@ -1,0 +1,1 @@
+"""Look at stored results: the `mcptrials view` web app and the `mcptrials show` terminal view (read-only)."""
