@@ -58,7 +58,20 @@ class _World:
 
 
 _WORLD: _World | None = None
-"""Set in the parent before workers fork; read by ``_score_chunk`` in each worker."""
+"""What ``_score_chunk`` scores against: set in this process, or in each worker by ``_set_world``."""
+
+
+PARALLEL_FROM = 10_000
+"""Stores at least this large are re-scored by one worker process per usable CPU."""
+
+
+def _usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _set_world(world: _World) -> None:
+    global _WORLD
+    _WORLD = world
 
 
 def _score_chunk(chunk: list[str]) -> _Scored:
@@ -77,15 +90,14 @@ def _score_chunk(chunk: list[str]) -> _Scored:
     return out
 
 
-def _default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-
-
 def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *, workers: int | None = None,
             chunk: int = CHUNK, on_chunk: Callable[[int], None] | None = None) -> tuple[int, list[str]]:
     """Score every stored episode again; ``tasks`` ((id, version) -> task) overrides stored definitions.
 
-    ``workers``: scoring processes (default: the CPUs this process may use; 1 scores in-process).
+    ``workers``: scoring processes (default: 1, in this process, below ``PARALLEL_FROM`` episodes; else
+    the usable CPUs: starting workers costs about a second). Workers are started fresh (forkserver),
+    never forked from this process: a fork of a process with threads (a progress bar, an HTTP server)
+    can inherit a held lock and hang.
     ``on_chunk(n)`` is called after each chunk of ``n`` episodes is written (a progress bar).
     Returns the number re-scored and the ids of tasks that could not be found.
     """
@@ -95,7 +107,7 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
         store.save_tasks(tasks.values())
         known.update(tasks)
     _WORLD = _World(known, store.tool_catalog())
-    workers = workers or _default_workers()
+    workers = workers or (_usable_cpus() if store.episode_count() >= PARALLEL_FROM else 1)
     count, missing = 0, set[str]()
     try:
         for result in _scored_chunks(store, workers, chunk):
@@ -112,11 +124,11 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
 def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
     """Scored chunks in order; with several workers, at most 2 per worker are in flight (bounded memory)."""
     chunks = store.episode_json_chunks(chunk)
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1:
         yield from map(_score_chunk, chunks)
         return
-    store.engine.dispose()  # no pooled connection may be inherited by the forked workers
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    with multiprocessing.get_context(method).Pool(workers, initializer=_set_world, initargs=(_WORLD,)) as pool:
         pending = []
         for raw in chunks:
             pending.append(pool.apply_async(_score_chunk, (raw,)))

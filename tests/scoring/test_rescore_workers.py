@@ -1,0 +1,43 @@
+"""Re-scoring in worker processes gives exactly the in-process scores, even while this process runs threads."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcptrials.agents.reference import ReferenceAgent
+from mcptrials.bundled.world import bundled_servers, bundled_tasks
+from mcptrials.run.runner import RunPlan, execute
+from mcptrials.scoring.rescore import rescore
+from mcptrials.store.db import Store
+
+
+@pytest.mark.timeout(300)
+def test_workers_score_like_one_process_while_a_thread_holds_a_lock(tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.db")
+    plan = RunPlan(servers=dict(bundled_servers()), tasks=bundled_tasks()[:4], agent=ReferenceAgent(), model=None)
+    anyio.run(execute, plan, store)
+
+    def dump() -> dict[str, dict[str, tuple[bool | None, float | None, str]]]:
+        return {eid: {name: (s.passed, s.value, s.model_dump_json()) for name, s in by.items()}
+                for eid, by in store.scores().items()}
+
+    assert rescore(store, workers=1) == (4, [])
+    alone = dump()
+    held, release = threading.Lock(), threading.Event()
+
+    def holder() -> None:  # a fork taken now would copy this lock held (the hang a forked pool can meet)
+        with held:
+            release.wait(60)
+
+    thread = threading.Thread(target=holder, daemon=True)
+    thread.start()
+    try:
+        assert rescore(store, workers=2, chunk=1) == (4, [])
+    finally:
+        release.set()
+        thread.join()
+    assert dump() == alone
