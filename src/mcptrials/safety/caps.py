@@ -14,12 +14,15 @@ from typing import Any
 from mcptrials.model import Episode, ModelTurn, ToolCallRecord
 
 SCORED_CAP = 1 << 20
+MARKER_ROOM = 64
+"""Bytes over the cap a text may keep: room for the truncation marker a connection already added, so a
+result cut there is not cut again here (a replay of it would then differ from the recording)."""
 
 
 def cap_text(text: str, cap: int) -> str:
-    """``text`` cut to ``cap`` UTF-8 bytes with a marker saying how much there was."""
+    """``text`` cut to ``cap`` UTF-8 bytes with a marker saying how much there was (``MARKER_ROOM`` spare)."""
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= cap:
+    if len(data) <= cap + MARKER_ROOM:
         return text
     kept = data[:cap].decode("utf-8", errors="ignore")
     return f"{kept}\n...[truncated: showing {cap} of {len(data)} bytes]"
@@ -29,6 +32,8 @@ def cap_json(value: Any, cap: int) -> Any:
     """``value`` unchanged when its JSON fits in ``cap`` bytes, else a marker holding a cut preview."""
     if value is None or isinstance(value, bool | int | float):
         return value
+    if isinstance(value, dict) and value.get("_truncated") is True and set(value) == {"_truncated", "bytes", "preview"}:
+        return value  # already cut (e.g. a recorded result served again by a replay): never cut twice
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size <= cap:

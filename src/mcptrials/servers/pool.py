@@ -28,6 +28,7 @@ How reuse stays invisible to the score:
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import shutil
@@ -81,10 +82,20 @@ def reuse_reason(spec: ServerSpec) -> tuple[bool, str]:
     if marked is not None:
         return bool(marked), "marked \"reuse\": " + ("true" if marked else "false") + " in its config"
     if "bundled" in spec.tags:
-        if spec.dynamism in {"static", "live_read"}:
+        if spec.dynamism in {"static", "live_read"} and _shipped_read_only(spec.name):
             return True, f"a bundled {spec.dynamism} server (reads shipped data and the frozen clock only)"
         return False, "a bundled stateful server (its state lives in the episode sandbox)"
     return False, "a third-party server not marked \"reuse\": true"
+
+
+@functools.cache
+def _shipped_read_only(name: str) -> bool:
+    """Whether the bundled world ships ``name`` as read-only: a label changed in a config is not trusted
+    (a stateful server relabelled ``static`` would serve a pooled, fixture-less directory)."""
+    from mcptrials.bundled.world import bundled_servers
+
+    shipped = bundled_servers().get(name)
+    return shipped is not None and shipped.dynamism in {"static", "live_read"}
 
 
 MAX_SHARE = 8
