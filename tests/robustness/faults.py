@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +120,22 @@ def stored(db: Path) -> list[tuple[str, int]]:
             return [(str(t), int(a)) for t, a in conn.execute("select task_id, attempt from episodes")]
         except sqlite3.OperationalError:
             return []
+
+
+def hostile_http(**env: str) -> Iterator[int]:
+    """The hostile server over streamable HTTP on a free port (the test's server, not the run's: unmarked)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    clean = {k: v for k, v in os.environ.items() if k != MARK_VAR}
+    proc = subprocess.Popen([sys.executable, str(HOSTILE), "--http", str(port)], env={**clean, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    yield port
+    proc.terminate()
+    proc.wait(10)

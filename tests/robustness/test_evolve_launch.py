@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
-from faults import HOSTILE, MARK_VAR, describe, wait_gone
+from faults import HOSTILE, MARK_VAR, describe, hostile_http, wait_gone
 from typer.testing import CliRunner
 
 from mcptrials.cli import app
@@ -28,21 +25,7 @@ TOKEN = "Bearer evolve-header-check"
 @pytest.fixture
 def authed_http_server() -> Iterator[int]:
     """The hostile server over HTTP, answering 401 to requests without the Authorization header."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = {**{k: v for k, v in os.environ.items() if k != MARK_VAR}, "HOSTILE_REQUIRE_AUTH": TOKEN}
-    proc = subprocess.Popen([sys.executable, str(HOSTILE), "--http", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield port
-    proc.terminate()
-    proc.wait(10)
+    yield from hostile_http(HOSTILE_REQUIRE_AUTH=TOKEN)
 
 
 def test_evolve_starts_a_stdio_server_like_run(tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch) -> None:

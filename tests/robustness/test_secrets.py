@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, completion
-from faults import HOSTILE, MARK_VAR, describe, wait_gone
+from faults import HOSTILE, MARK_VAR, describe, hostile_http, wait_gone
 from typer.testing import CliRunner
 
 from mcptrials.cli import app
@@ -35,28 +31,10 @@ SECRETS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(mark: str) -> Iterator[int]:
     """The hostile server over streamable HTTP on a free port."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != MARK_VAR}  # the test's server, not the run's
-    proc = subprocess.Popen([sys.executable, str(HOSTILE), "--http", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.1)
-    yield port
-    proc.terminate()
-    proc.wait(10)
+    yield from hostile_http()
 
 
 def _task(task_id: str, servers: list[str], tool: str) -> dict[str, Any]:
