@@ -15,6 +15,7 @@ from mcptrials.model import ElicitationRule, PlannedCall, ServerSpec, Task, Task
 from mcptrials.models.openai_provider import OpenAIModel
 from mcptrials.models.retry import RetryPolicy
 from mcptrials.servers.blobs import BlobStore
+from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.client import PROGRESS_EVENTS_CAP, SAMPLING_PER_CALL, ClientSetup
 from mcptrials.servers.config import ConfigError, parse_servers
 from mcptrials.servers.connection import PROGRESS_CAP_FACTOR
@@ -141,7 +142,7 @@ def test_image_larger_than_the_output_cap_is_stored_whole_and_shown_as_a_placeho
     assert not outcome.truncated
 
 
-@pytest.mark.skipif(shutil.which("faketime") is None, reason="libfaketime (Debian package faketime) not installed")
+@pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
 @pytest.mark.parametrize("launch", ["python", "node", "npx"])
 def test_frozen_clock_reaches_python_node_and_npx_servers(launch: str, tmp_path: Path) -> None:
     now = "2026-04-13T09:00:00+08:00"
@@ -172,6 +173,39 @@ def test_frozen_clock_reaches_python_node_and_npx_servers(launch: str, tmp_path:
                 return (await box.call("clock__now", {}))[2].content
 
     assert anyio.run(ask).replace("+00:00", "Z").startswith("2026-04-13T01:00:00")
+
+
+@pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
+def test_a_frozen_clock_survives_what_killed_servers_leave_in_shared_memory(tmp_path: Path) -> None:
+    """Servers are killed, not asked to stop, so names a dead process made in /dev/shm stay behind.
+
+    The ``faketime`` wrapper named a semaphore after its pid and refused to start when a dead one's
+    was still there: here the next pids all have one, and the frozen clock must still work.
+    """
+    shm, last = Path("/dev/shm"), Path("/proc/sys/kernel/ns_last_pid")
+    if not shm.is_dir() or not last.exists():
+        pytest.skip("needs Linux /dev/shm and /proc/sys/kernel/ns_last_pid")
+    start = int(last.read_text())
+    stale = [shm / f"sem.faketime_sem_{pid}" for pid in range(start + 1, start + 3000)]
+    stale = [path for path in stale if not path.exists()]
+    for path in stale:
+        path.touch()
+    before = {p.name for p in shm.iterdir()}
+
+    async def ask() -> str:
+        with episode_sandbox(parent=tmp_path) as sandbox:
+            async with open_toolbox([adversarial("clock")], sandbox, now="2026-04-13T09:00:00+08:00") as box:
+                assert not box.failures, box.failures
+                return (await box.call("clock__now", {}))[2].content
+
+    try:
+        for _ in range(2):
+            assert anyio.run(ask).replace("+00:00", "Z").startswith("2026-04-13T01:00:00")
+        left = sorted({p.name for p in shm.iterdir()} - before)
+        assert not [name for name in left if "faketime" in name], left
+    finally:
+        for path in stale:
+            path.unlink(missing_ok=True)
 
 
 def test_misspelt_episode_variable_names_the_right_one() -> None:

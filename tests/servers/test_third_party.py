@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.cli import app
 from mcptrials.model import PlannedCall, ServerSpec, Task, TaskSpec, ValueCheckpoint
+from mcptrials.servers.clock import faketime_available
 from mcptrials.run.runner import RunPlan, execute
 from mcptrials.servers.config import parse_servers
 from mcptrials.servers.isolation import probe
@@ -82,7 +83,7 @@ def test_isolation_probe_command(npm_bin: Path, tmp_path: Path) -> None:
 NOW = "2026-04-13T09:00:00+08:00"
 
 
-@pytest.mark.skipif(shutil.which("faketime") is None, reason="libfaketime (Debian package faketime) not installed")
+@pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
 @pytest.mark.parametrize("frozen", [True, False])
 def test_time_server_answers_with_the_tasks_now(tmp_path: Path, frozen: bool) -> None:
     spec = ServerSpec(name="time", command="mcp-server-time", faketime=frozen)

@@ -17,6 +17,7 @@ from mcptrials.bundled.world import bundled_servers, bundled_tasks
 from mcptrials.model import Episode, ServerSpec, Task
 from mcptrials.run.runner import RunPlan, execute, run_episode
 from mcptrials.scoring.effects import score_effects
+from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.config import parse_servers
 from mcptrials.servers.pool import current_pool, reuse_reason, server_pool
 from mcptrials.store.db import Store
@@ -228,7 +229,7 @@ async def test_reused_third_party_clock_server_reads_each_tasks_frozen_time(tmp_
     """``mcp-server-time`` under libfaketime: a reused process tells the same time as a fresh one, per task."""
     import shutil
 
-    if shutil.which("faketime") is None or shutil.which("mcp-server-time") is None:
+    if not faketime_available() or shutil.which("mcp-server-time") is None:
         pytest.skip("needs faketime (Debian package) and mcp-server-time (installed by .ci/run)")
     nows = ["2026-02-03T04:05:06+00:00", "2026-08-09T10:11:12+00:00", "2026-02-03T04:05:06+00:00"]
     chosen = parse_tasks([(f"c{i}", {

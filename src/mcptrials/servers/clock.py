@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+import glob
+import os
 import shutil
 from datetime import datetime, tzinfo
+from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+# Where distributions put the preload library (Debian/Ubuntu multiarch first, then source installs).
+_LIBRARY_PATTERNS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
+                     "/usr/local/lib/faketime/libfaketime.so.1", "/usr/lib64/faketime/libfaketime.so.1")
+
+
+@cache
+def _library() -> str | None:
+    """The libfaketime preload library on this machine, if any."""
+    for pattern in _LIBRARY_PATTERNS:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    return None
 
 
 def faketime_available() -> bool:
-    """Whether the ``faketime`` wrapper (Debian package ``faketime``) is installed."""
-    return shutil.which("faketime") is not None
+    """Whether libfaketime (Debian package ``faketime``) is installed."""
+    return _library() is not None or shutil.which("faketime") is not None
 
 
 def _local_zone(env: dict[str, str]) -> tzinfo | None:
@@ -24,18 +41,27 @@ def _local_zone(env: dict[str, str]) -> tzinfo | None:
 
 
 def frozen_clock(command: str, args: list[str], now: str, env: dict[str, str]) -> tuple[str, list[str]]:
-    """Wrap ``command`` so its wall clock stands still at ``now`` (an ISO time with offset).
+    """Make ``command`` see a wall clock standing still at ``now`` (an ISO time with offset).
 
+    The library is preloaded directly (``LD_PRELOAD`` + ``FAKETIME``) rather than through the
+    ``faketime`` wrapper: the wrapper names a POSIX semaphore after its own pid and cannot remove
+    it when the process guard kills it, so a later wrapper given the same pid failed to start.
     libfaketime reads the timestamp in the child's local zone, so ``now`` is converted to it.
     Monotonic clocks and file times stay real, so timers, event loops and start-up speed are unaffected.
-    Without ``faketime`` on the machine the command is returned unchanged (the server sees the real clock).
+    Without libfaketime on the machine the command is returned unchanged (the server sees the real clock).
     """
-    path = shutil.which("faketime")
-    if path is None:
-        return command, args
     moment = datetime.fromisoformat(now)
     zone = _local_zone(env)
-    local = moment.astimezone(zone) if zone is not None else moment.astimezone()
+    stamp = (moment.astimezone(zone) if zone is not None else moment.astimezone()).strftime("%Y-%m-%d %H:%M:%S")
     env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
     env.setdefault("NO_FAKE_STAT", "1")  # file times stay real; faking stat() makes Python's start-up 2x slower
-    return path, ["-f", local.strftime("%Y-%m-%d %H:%M:%S"), command, *args]
+    library = _library()
+    if library is not None:
+        preload = env.get("LD_PRELOAD", os.environ.get("LD_PRELOAD", ""))
+        env["LD_PRELOAD"] = f"{library}:{preload}" if preload else library
+        env["FAKETIME"] = stamp
+        return command, args
+    wrapper = shutil.which("faketime")
+    if wrapper is None:
+        return command, args
+    return wrapper, ["-f", stamp, command, *args]
