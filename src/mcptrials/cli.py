@@ -860,7 +860,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
                                                 " default: the bundled corpus).")] = None,
                 stages: StagesOpt = None, lineages: LineagesOpt = None,
                 fmt: FormatOpt = "table") -> None:
-    """Run every reference plan and score it; exit 1 if any fails its own spec.
+    """Run every reference plan and score it; exit 1 if any fails its own spec (or, with --repeat, differs).
 
     Also reports whether each spec discriminates (a necessary step dropped, or one checked
     argument changed, must fail), spec lint problems and, with --repeat, whether two runs (the
@@ -897,6 +897,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         "catch_changed_argument": sum(d.catches_changes for d in graded),
         "catch_both": sum(d.catches_drops and d.catches_changes for d in graded),
         "deterministic": sum(bool(r.deterministic) for r in results) if repeat else None,
+        "not_repeatable": {r.task_id: r.difference for r in results if r.difference},
         "failures": {r.task_id: r.reason for r in failed},
         "lint": {r.task_id: r.lint for r in results if r.lint},
         "missed_mutations": missed,
@@ -914,12 +915,14 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         if repeat:
             out.print(f"identical tool results, state and verdict across two runs (fresh, then reused servers): "
                       f"{summary['deterministic']}/{len(results)}")
+            for task_id, difference in summary["not_repeatable"].items():
+                err.print(f"[red]NOT REPEATABLE[/red] {task_id}: {difference}", highlight=False)
         if missed and verbose:
             for task_id, items in missed.items():
                 out.print(f"  {task_id}: misses {', '.join(items)}")
         elif missed:
             out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
-    raise typer.Exit(1 if failed else 0)
+    raise typer.Exit(1 if failed or summary["not_repeatable"] else 0)
 
 
 @tasks_app.command("keypoints")

@@ -23,11 +23,10 @@ MARK_VAR = "MCPTRIALS_FAULT_MARK"
 
 
 def shared_helpers() -> set[int]:
-    """Pids of this test process's own long-lived helpers (its fork server), which outlive single episodes."""
+    """Pids of this test process's own long-lived helpers (its fork servers), which outlive single episodes."""
     from mcptrials.servers import forkserver
 
-    server = forkserver._instance
-    return {server._proc.pid} if server is not None and server.alive else set()
+    return {server._proc.pid for server in forkserver._instances.values() if server.alive}
 
 
 def marked(mark: str) -> list[psutil.Process]:
@@ -80,12 +79,14 @@ def describe(procs: list[psutil.Process]) -> str:
 
 
 def hostile_spec(name: str = "hostile", *, forked: bool = False, **env: str) -> ServerSpec:
-    """The hostile server, cold-started (a script) or through the fork server (``-m`` + bundled tag)."""
+    """The hostile server, through the fork server (``-m``) or cold-started as servers in other languages are
+    (launched by a shell, so nothing marks it as this interpreter's to fork)."""
     mark_env = {MARK_VAR: os.environ.get(MARK_VAR, "")}
     if forked:
         return ServerSpec(name=name, command=sys.executable, args=["-m", "hostile_server"], tags=["bundled"],
                           env={**mark_env, "PYTHONPATH": str(HERE), **env})
-    return ServerSpec(name=name, command=sys.executable, args=[str(HOSTILE)], env={**mark_env, **env})
+    return ServerSpec(name=name, command="/bin/sh", args=["-c", f'exec "{sys.executable}" "{HOSTILE}"'],
+                      env={**mark_env, **env})
 
 
 def nap_task(task_id: str, seconds: float, server: str = "hostile", **extra: Any) -> dict[str, Any]:

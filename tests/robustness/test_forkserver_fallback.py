@@ -23,7 +23,7 @@ def long_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     assert len(str(deep)) > 110
     monkeypatch.setenv("TMPDIR", str(deep))
     monkeypatch.setattr(tempfile, "tempdir", None)
-    monkeypatch.setattr(forkserver, "_instance", None)
+    monkeypatch.setattr(forkserver, "_instances", {})
     monkeypatch.setattr(forkserver, "_unavailable", None)
     yield deep
 

@@ -15,8 +15,8 @@ from mcptrials.model import ElicitationRule, PlannedCall, ServerSpec, Task, Task
 from mcptrials.models.openai_provider import OpenAIModel
 from mcptrials.models.retry import RetryPolicy
 from mcptrials.servers.blobs import BlobStore
-from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.client import PROGRESS_EVENTS_CAP, SAMPLING_PER_CALL, ClientSetup
+from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.config import ConfigError, parse_servers
 from mcptrials.servers.connection import PROGRESS_CAP_FACTOR
 from mcptrials.servers.isolation import normalise, probe

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -59,3 +60,79 @@ def test_fork_server_stops_when_its_parent_lets_go() -> None:
     assert server.alive and os.path.exists(server.socket_path)
     server.close()
     assert not server.alive and not os.path.exists(server.socket_path)
+
+
+# --------------------------------------------------------------------------- third-party Python servers
+
+WHOAMI = '''import json, os, random, sys
+from mcp.server import MCPServer
+
+mcp = MCPServer("whoami", log_level="WARNING")
+calls = []
+
+
+@mcp.tool()
+def whoami() -> str:
+    """What this process is and sees."""
+    calls.append(1)
+    return json.dumps({"pid": os.getpid(), "cwd": os.getcwd(), "path0": sys.path[0], "argv": sys.argv[1:],
+                       "colour": os.environ.get("COLOUR"), "calls": len(calls), "draw": random.random(),
+                       "main": __name__})
+
+
+if __name__ == "__main__":
+    mcp.run()
+'''
+
+
+def console_script(folder: Path, shebang: str, body: str = WHOAMI) -> Path:
+    """A file like the ones pip writes into an environment's bin folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "whoami-server"
+    script.write_text(f"#!{shebang}\n{body}")
+    script.chmod(0o755)
+    return script
+
+
+def test_only_what_this_interpreter_would_run_is_forked(tmp_path: Path) -> None:
+    here = sys.executable
+    mine = console_script(tmp_path / "bin", here)
+    target = forkserver.python_target
+    assert target(str(mine), ["--port", "1"], {}) == (forkserver.SCRIPT_PREFIX + str(mine), ["--port", "1"])
+    assert target(here, ["-m", "pkg.server", "-v"], {}) == ("pkg.server", ["-v"])
+    assert target(here, [str(mine)], {}) is None  # not a .py file: python would still run it, but say so plainly
+    plain = tmp_path / "srv.py"
+    plain.write_text(WHOAMI)
+    assert target(here, [str(plain), "x"], {}) == (forkserver.SCRIPT_PREFIX + str(plain), ["x"])
+    assert target(here, ["-c", "print(1)"], {}) is None
+    assert target(here, ["-X", "dev", "-m", "pkg"], {}) is None  # interpreter options act at start-up
+    # another environment's Python, options on the #! line, another language: a cold start
+    assert target(str(console_script(tmp_path / "other", "/opt/elsewhere/bin/python3")), [], {}) is None
+    assert target(str(console_script(tmp_path / "flags", f"{here} -I")), [], {}) is None
+    assert target(str(console_script(tmp_path / "node", "/usr/bin/env node", "console.log(1)\n")), [], {}) is None
+    # variables that only act when an interpreter starts, and a preload of the user's own
+    for env in ({"PYTHONHASHSEED": "0"}, {"PYTHONOPTIMIZE": "1"}, {"LD_PRELOAD": "/lib/x.so"}):
+        assert target(str(mine), [], env) is None, env
+    assert target(str(mine), [], {"PYTHONPATH": "/x", "PYTHONUNBUFFERED": "1"}) is not None
+
+
+async def test_a_third_party_console_script_is_forked_and_behaves_like_a_cold_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = console_script(tmp_path / "bin", sys.executable)
+    spec = ServerSpec(name="who", command=str(script), args=["--flag", "v"], env={"COLOUR": "teal"})
+    seen = []
+    for forking in ("1", "1", "0"):
+        monkeypatch.setenv("MCPTRIALS_FORKSERVER", forking)
+        sandbox = tmp_path / f"sandbox{len(seen)}"
+        sandbox.mkdir()
+        async with open_toolbox([spec], sandbox) as box:
+            assert not box.failures, box.failures
+            assert (box.connections["who"]._forks is not None) == (forking == "1")
+            _, _, out = await box.call("who__whoami", {})
+        seen.append(json.loads(out.content))
+    assert len({s.pop("pid") for s in seen}) == 3  # a fresh process every time
+    assert len({s.pop("draw") for s in seen}) == 3  # and its own random state, as a cold start has
+    for one, sandbox in zip(seen, ("sandbox0", "sandbox1", "sandbox2"), strict=True):
+        assert one.pop("cwd") == str(tmp_path / sandbox)
+    assert seen[0] == seen[1] == seen[2] == {"path0": str(script.parent), "argv": ["--flag", "v"], "colour": "teal",
+                                              "calls": 1, "main": "__main__"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import anyio
@@ -13,8 +12,8 @@ from typer.testing import CliRunner
 from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.cli import app
 from mcptrials.model import PlannedCall, ServerSpec, Task, TaskSpec, ValueCheckpoint
-from mcptrials.servers.clock import faketime_available
 from mcptrials.run.runner import RunPlan, execute
+from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.config import parse_servers
 from mcptrials.servers.isolation import probe
 from mcptrials.servers.sandbox import episode_sandbox

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.speed.test_reuse import results, run
 
 from mcptrials.model import ServerSpec, Task
@@ -116,10 +117,11 @@ def test_shared_bundled_servers_read_no_sandbox_real_clock_or_process_state() ->
 
 def test_evolved_versions_and_clocks_are_pooled_apart() -> None:
     """A process serving v1 of a server never serves v4 (another proxy plan) or v0, nor another ``now``;
-    a read-only server behind the mutation proxy stays shareable, a stateful one stays fresh."""
+    a read-only server behind the mutation proxy stays shareable; a stateful one is reused one episode at a
+    time, bound to that episode's sandbox, and only when it runs the shipped module."""
     from mcptrials.bundled.world import LINEAGES_DIR, bundled_servers
     from mcptrials.evolve.versions import Lineages, versioned_servers
-    from mcptrials.servers.pool import pool_key, reuse_reason, shareable_spec
+    from mcptrials.servers.pool import bound_spec, pool_key, reuse_reason, shareable_spec
     from mcptrials.servers.toolbox import Limits
 
     world, lineages, limits = bundled_servers(), Lineages(LINEAGES_DIR), Limits()
@@ -130,7 +132,14 @@ def test_evolved_versions_and_clocks_are_pooled_apart() -> None:
         assert all(shareable_spec(at[v][name]) for v in at)
         assert pool_key(at["v1"][name], "2026-04-13T09:00:00+00:00", limits) != pool_key(
             at["v1"][name], "2026-04-14T09:00:00+00:00", limits)
-    assert not any(reuse_reason(at[v]["files"])[0] for v in at)
+    files = [at[v]["files"] for v in at]
+    assert all(reuse_reason(spec)[0] and bound_spec(spec) and not shareable_spec(spec) for spec in files)
+    assert len({pool_key(spec, "2026-04-13T09:00:00+00:00", limits) for spec in files}) == 3
+    # the same name and tag on another program, or a config marking it, is not the shipped server
+    elsewhere = files[0].model_copy(update={"args": ["-m", "my_files_server"]})
+    marked = files[0].model_copy(update={"reuse": False})
+    assert not reuse_reason(elsewhere)[0] and not bound_spec(elsewhere)
+    assert not reuse_reason(marked)[0] and not bound_spec(marked)
 
 
 async def test_process_whose_tool_listing_changed_is_replaced() -> None:
@@ -148,3 +157,61 @@ async def test_process_whose_tool_listing_changed_is_replaced() -> None:
         second, tools = await run_episode(plan, pid, 1, "r", "c")
         assert pool.stats.reused == 1 and pool.stats.replaced == 1
     assert results(first) != results(second) and "adv__extra" not in tools
+
+
+def _files_tasks() -> list[Task]:
+    """Episodes on the bundled file server that would see each other's files if a process carried them over."""
+    write = {"tool": "files__write_file", "args": {"path": "notes/secret.txt", "content": "episode zero"}}
+    listing = {"tool": "files__list_directory", "args": {"path": ".", "recursive": True}}
+    read_seed = {"tool": "files__read_file", "args": {"path": "seed.txt"}}
+    plans = [([write, listing], None), ([listing], None), ([read_seed, listing], {"seed.txt": "fixture text"}),
+             ([listing, write, listing], None)]
+    return parse_tasks([(f"f{i}", {
+        "id": f"f{i}", "prompt": "probe", "servers": ["files"], "category": "single",
+        **({"fixtures": {"files": fixtures}} if fixtures else {}),
+        "spec": {"checkpoints": [{"id": "c1", "kind": "tool_effect", "tools": [plan[0]["tool"]]}]},
+        "reference": plan}) for i, (plan, fixtures) in enumerate(plans)])
+
+
+@pytest.mark.parametrize("version", ["v0", "v4"])
+async def test_a_pooled_stateful_server_shows_each_episode_only_its_own_sandbox(version: str) -> None:
+    """One bundled file-server process (v4: behind the evolution proxy) serves episode after episode,
+    and two running episodes get two processes: none sees a file another wrote, each sees its fixtures."""
+    import json
+
+    import anyio
+
+    from mcptrials.agents.reference import ReferenceAgent
+    from mcptrials.bundled.world import LINEAGES_DIR, bundled_servers
+    from mcptrials.evolve.versions import Lineages, versioned_servers
+    from mcptrials.run.runner import RunPlan, run_episode
+    from mcptrials.servers.pool import server_pool
+    from mcptrials.tasks.check import tool_results
+
+    world = {"files": versioned_servers(bundled_servers(), Lineages(LINEAGES_DIR), version)["files"]}
+    chosen = _files_tasks()
+    seen: dict[tuple[bool, int], list[Any]] = {}
+    for reuse, concurrency in ((False, 1), (True, 1), (True, 2)):
+        plan = RunPlan(servers=world, tasks=chosen, agent=ReferenceAgent(), model=None, reuse=reuse)
+        limiter = anyio.Semaphore(concurrency)
+        rows: dict[str, Any] = {}
+        async with server_pool(reuse) as pool:
+            async def one(task: Task, plan: RunPlan = plan, rows: dict[str, Any] = rows,
+                          limiter: anyio.Semaphore = limiter) -> None:
+                async with limiter:
+                    episode, _ = await run_episode(plan, task, 0, "r", "c")
+                    rows[task.id] = (episode.infra_error, tool_results(episode),
+                                     json.dumps(episode.state, sort_keys=True))
+
+            async with anyio.create_task_group() as tg:
+                for task in chosen:
+                    tg.start_soon(one, task)
+            if reuse:
+                assert pool is not None and pool.stats.reused >= 4 - concurrency
+                assert pool.stats.started == concurrency and not pool.unsafe
+        seen[reuse, concurrency] = [rows[t.id] for t in chosen]
+    assert seen[True, 1] == seen[False, 1] == seen[True, 2]
+    fresh = seen[False, 1]
+    assert all(row[0] is None for row in fresh)
+    assert "secret.txt" not in fresh[1][1][0] and "secret.txt" not in fresh[2][1][1]
+    assert "fixture text" in fresh[2][1][0] and "secret.txt" not in fresh[3][1][0]

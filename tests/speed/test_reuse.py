@@ -61,7 +61,8 @@ def results(episode: Episode) -> list[str]:
 def test_reuse_is_decided_by_marking_and_kind() -> None:
     world = bundled_servers()
     assert reuse_reason(world["encyclopedia"])[0] and reuse_reason(world["weather"])[0]  # static, live_read
-    assert not reuse_reason(world["files"])[0]  # state lives in the sandbox
+    ok, why = reuse_reason(world["files"])  # state lives in the sandbox, which each call names
+    assert ok and "each call names" in why
     assert not reuse_reason(probe(None))[0]  # third-party, unmarked: safe default
     assert not reuse_reason(probe(False))[0]
     assert reuse_reason(probe(True))[0]

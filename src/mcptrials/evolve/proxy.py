@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ from mcptrials.evolve.plan import PlanChain, PlanError, load_plan_chain
 MAX_PAGES = 100
 UPSTREAM_HEADERS_ENV = "MCPTRIALS_UPSTREAM_HEADERS"
 """JSON object of HTTP headers for an ``--upstream-url`` (kept out of the command line, which is stored)."""
+_FORWARDED_META: ContextVar[dict[str, Any] | None] = ContextVar("mcptrials_forwarded_meta", default=None)
+"""The current call's ``_meta`` entries of mcptrials' own (``mcptrials/...``), passed on to the upstream."""
 
 
 @asynccontextmanager
@@ -85,7 +88,7 @@ async def list_all_tools(client: Client) -> list[dict[str, Any]]:
 def upstream_caller(client: Client) -> UpstreamCall:
     """Call an upstream tool and return its result without the upstream's own metadata."""
     async def call(name: str, args: dict[str, Any]) -> types.CallToolResult:
-        result = await client.call_tool(name, args)
+        result = await client.call_tool(name, args, meta=_FORWARDED_META.get())  # type: ignore[arg-type]
         return types.CallToolResult(content=result.content, structured_content=result.structured_content,
                                     is_error=result.is_error)
     return call
@@ -102,7 +105,12 @@ def build_server(interface: EvolvedInterface, upstream: UpstreamCall, name: str 
 
     async def on_call_tool(_ctx: ServerRequestContext[Any],
                            params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await interface.call(params.name, params.arguments, upstream)
+        ours = {k: v for k, v in (params.meta or {}).items() if k.startswith("mcptrials/")}
+        token = _FORWARDED_META.set(ours or None)
+        try:
+            return await interface.call(params.name, params.arguments, upstream)
+        finally:
+            _FORWARDED_META.reset(token)
 
     return Server(name, version=version, instructions=instructions, on_list_tools=on_list_tools,
                   on_call_tool=on_call_tool)

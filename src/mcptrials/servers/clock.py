@@ -40,28 +40,44 @@ def _local_zone(env: dict[str, str]) -> tzinfo | None:
     return None
 
 
-def frozen_clock(command: str, args: list[str], now: str, env: dict[str, str]) -> tuple[str, list[str]]:
-    """Make ``command`` see a wall clock standing still at ``now`` (an ISO time with offset).
-
-    The library is preloaded directly (``LD_PRELOAD`` + ``FAKETIME``) rather than through the
-    ``faketime`` wrapper: the wrapper names a POSIX semaphore after its own pid and cannot remove
-    it when the process guard kills it, so a later wrapper given the same pid failed to start.
-    libfaketime reads the timestamp in the child's local zone, so ``now`` is converted to it.
-    Monotonic clocks and file times stay real, so timers, event loops and start-up speed are unaffected.
-    Without libfaketime on the machine the command is returned unchanged (the server sees the real clock).
-    """
+def _stamp(now: str, env: dict[str, str]) -> str:
+    """``now`` as the local wall time libfaketime expects, in the child's zone (its ``TZ``; else ours)."""
     moment = datetime.fromisoformat(now)
     zone = _local_zone(env)
-    stamp = (moment.astimezone(zone) if zone is not None else moment.astimezone()).strftime("%Y-%m-%d %H:%M:%S")
-    env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
-    env.setdefault("NO_FAKE_STAT", "1")  # file times stay real; faking stat() makes Python's start-up 2x slower
+    return (moment.astimezone(zone) if zone is not None else moment.astimezone()).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def faketime_vars(now: str, env: dict[str, str]) -> dict[str, str] | None:
+    """The environment that preloads libfaketime standing still at ``now`` (an ISO time with offset).
+
+    libfaketime reads the timestamp in the child's local zone (its ``TZ`` in ``env``), so ``now`` is
+    converted to it. Monotonic clocks and file times stay real, so timers, event loops and start-up
+    speed are unaffected. None when the library is not on this machine.
+    """
     library = _library()
-    if library is not None:
-        preload = env.get("LD_PRELOAD", os.environ.get("LD_PRELOAD", ""))
-        env["LD_PRELOAD"] = f"{library}:{preload}" if preload else library
-        env["FAKETIME"] = stamp
+    if library is None:
+        return None
+    preload = env.get("LD_PRELOAD", os.environ.get("LD_PRELOAD", ""))
+    return {"LD_PRELOAD": f"{library}:{preload}" if preload else library, "FAKETIME": _stamp(now, env),
+            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            "NO_FAKE_STAT": env.get("NO_FAKE_STAT", "1")}  # faking stat() makes Python's start-up 2x slower
+
+
+def frozen_clock(command: str, args: list[str], now: str, env: dict[str, str]) -> tuple[str, list[str]]:
+    """Make ``command`` see a wall clock standing still at ``now``: ``env`` gets ``faketime_vars``.
+
+    The library is preloaded directly rather than through the ``faketime`` wrapper: the wrapper names
+    a POSIX semaphore after its own pid and cannot remove it when the process guard kills it, so a
+    later wrapper given the same pid failed to start. The wrapper is used only when the library is
+    not where distributions put it; without either, the command is returned unchanged (real clock).
+    """
+    found = faketime_vars(now, env)
+    if found is not None:
+        env.update(found)
         return command, args
     wrapper = shutil.which("faketime")
     if wrapper is None:
         return command, args
-    return wrapper, ["-f", stamp, command, *args]
+    env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+    env.setdefault("NO_FAKE_STAT", "1")
+    return wrapper, ["-f", _stamp(now, env), command, *args]

@@ -30,6 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from mcptrials.bundled.servers._runtime import SANDBOX_META
 from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
 from mcptrials.safety.secrets import redact, spec_secrets
 from mcptrials.servers import forkserver
@@ -41,7 +42,7 @@ from mcptrials.servers.client import (
     media_placeholder,
     resource_text,
 )
-from mcptrials.servers.clock import frozen_clock
+from mcptrials.servers.clock import faketime_vars, frozen_clock
 from mcptrials.servers.config import episode_spec
 from mcptrials.servers.extras import Extras, ExtrasError
 from mcptrials.servers.forkserver import ForkServer
@@ -150,6 +151,8 @@ class ServerConnection:
     """How server requests are answered (default: the running episode's, so a pooled session gets it too)."""
     extras: Extras = field(default_factory=Extras)
     """Resources, prompts and tools not offered (task-augmented) the server listed at start-up."""
+    bound: Path | None = None
+    """The sandbox a pooled bundled server works in for the current episode, named in each call's ``_meta``."""
     side: ClientSide | None = None
     _client: Client | None = None
     _closing: anyio.Event = field(default_factory=anyio.Event)
@@ -166,6 +169,30 @@ class ServerConnection:
         """The values of the per-episode config variables."""
         return {"MCPTRIALS_SANDBOX": str(self.sandbox), "MCPTRIALS_NOW": self.now or "",
                 "MCPTRIALS_EPISODE": self.episode or self.sandbox.parent.name}
+
+    def _fork_environment(self) -> dict[str, str] | None:
+        """The environment of the fork server to fork this server from, or None to start it cold.
+
+        Bundled servers, and third-party ones this interpreter runs (``forkserver.python_target``): a
+        fresh process either way, without paying the SDK import. A frozen clock cannot be preloaded
+        into a forked child, so such servers come from a fork server started under that clock (and zone).
+        """
+        spec = self.spec
+        if spec.transport != "stdio" or spec.command is None or not forkserver.enabled():
+            return None
+        if "bundled" in spec.tags:
+            return {}
+        spec = episode_spec(spec, self.episode_values())
+        assert spec.command is not None
+        if forkserver.python_target(_interpreter(spec.command), list(spec.args), spec.env) is None:
+            return None
+        if not (self.now and spec.faketime):
+            return {}
+        clock = faketime_vars(self.now, dict(spec.env))
+        if clock is None:
+            return None
+        zone = spec.env.get("TZ", os.environ.get("TZ"))
+        return {**clock, **({"TZ": zone} if zone is not None else {})}
 
     def _transport(self, errlog: TextIO) -> Any:
         spec = episode_spec(self.spec, self.episode_values())
@@ -186,14 +213,16 @@ class ServerConnection:
         env["MCPTRIALS_SANDBOX"] = str(self.sandbox)
         if self.now:
             env["MCPTRIALS_NOW"] = self.now
-        command, args = spec.command, list(spec.args)
-        if command in {"python", "python3"}:
-            command = sys.executable  # a bare "python" means the interpreter mcptrials runs in
-        if self._forks is not None:
-            command, args = _forked(self._forks, command, args)
-        elif self.now and spec.faketime and "bundled" not in spec.tags:  # bundled servers read MCPTRIALS_NOW
-            command, args = frozen_clock(command, args, self.now, env)
-        if self._forks is None:  # the fork server kills its own children's groups
+        command, args = _interpreter(spec.command), list(spec.args)
+        forked = _forked(self._forks, command, args, env) if self._forks is not None else None
+        if self.now and spec.faketime and "bundled" not in spec.tags:  # bundled servers read MCPTRIALS_NOW
+            if forked is not None:  # forked from a fork server already under this clock: its children keep it
+                env.update(faketime_vars(self.now, env) or {})
+            else:
+                command, args = frozen_clock(command, args, self.now, env)
+        if forked is not None:  # the fork server kills its own children's groups
+            command, args = forked
+        else:
             command, args = guarded(command, args, env)
         params = StdioServerParameters(command=command, args=args, env=env,
                                        cwd=spec.cwd or str(self.sandbox), encoding_error_handler="replace")
@@ -204,8 +233,9 @@ class ServerConnection:
 
         Raises ``StartFailure`` before ``task_status.started`` when the server does not come up.
         """
-        if self.spec.transport == "stdio" and "bundled" in self.spec.tags and forkserver.enabled():
-            self._forks = await anyio.to_thread.run_sync(forkserver.shared)
+        environment = self._fork_environment()
+        if environment is not None:
+            self._forks = await anyio.to_thread.run_sync(forkserver.shared, environment)
         log_dir = self.log_dir or self.sandbox.parent
         self._stderr_path = log_dir / f"{self.spec.name}.stderr.log"
         started = False
@@ -321,8 +351,9 @@ class ServerConnection:
         progress = self.side.progress(extend) if self.side is not None else None
         try:
             with scope:
-                result: types.CallToolResult = await self._client.call_tool(tool, arguments,
-                                                                            progress_callback=progress)
+                result: types.CallToolResult = await self._client.call_tool(
+                    tool, arguments, progress_callback=progress,
+                    meta={SANDBOX_META: str(self.bound)} if self.bound is not None else None)  # type: ignore[arg-type]
             if scope.cancelled_caught:
                 if scope.deadline >= cap:
                     return await self._timed_out(t0, f"{self.call_timeout * PROGRESS_CAP_FACTOR:g} s (the "
@@ -409,18 +440,24 @@ def _declares_sampling(setup: ClientSetup) -> bool:
     return setup.sampling_model is not None if setup.declare_sampling is None else setup.declare_sampling
 
 
-def _forked(forks: ForkServer, command: str, args: list[str]) -> tuple[str, list[str]]:
-    """Route ``python -m module`` through the fork server, and likewise a proxy's upstream command."""
-    if command != sys.executable or args[:1] != ["-m"] or len(args) < 2:
-        return command, args
-    rest = list(args[2:])
-    if "--upstream-command" in rest:
+def _interpreter(command: str) -> str:
+    """A bare ``python`` means the interpreter mcptrials runs in."""
+    return sys.executable if command in {"python", "python3"} else command
+
+
+def _forked(forks: ForkServer, command: str, args: list[str], env: dict[str, str]) -> tuple[str, list[str]] | None:
+    """The launcher command that has ``forks`` run this server, a proxy's upstream likewise; None if it cannot."""
+    target = forkserver.python_target(command, args, env)
+    if target is None:
+        return None
+    module, rest = target
+    if module == "mcptrials.evolve.proxy" and "--upstream-command" in rest:
         at = rest.index("--upstream-command")
         upstream = rest[at + 1:]
         if upstream[:2] == [sys.executable, "-m"] and len(upstream) >= 3:
             launch_cmd, launch_args = forks.command(upstream[2], upstream[3:])
             rest = [*rest[:at + 1], launch_cmd, *launch_args]
-    return forks.command(args[1], rest)
+    return forks.command(module, rest)
 
 
 def _describe(exc: BaseException) -> str:

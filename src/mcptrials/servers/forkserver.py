@@ -17,17 +17,23 @@ import json
 import os
 import runpy
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from mcptrials.servers import _server_guard
 
 LAUNCHER = Path(__file__).with_name("_forkserver_launch.py")
+SCRIPT_PREFIX = "path:"
+"""A launch target naming a Python script file rather than a module."""
+STARTUP_VARIABLES_OK = {"PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONIOENCODING"}
+"""``PYTHON*`` variables a forked child can honour; any other acts at interpreter start-up only."""
 PRELOAD = ("mcp.server", "mcp.server.mcpserver", "mcp.server.mcpserver.exceptions", "pydantic", "anyio",
            "mcptrials.bundled.servers._runtime", "mcptrials.evolve.proxy")
 
@@ -63,16 +69,21 @@ def _run_child(request: dict[str, object], fds: list[int], inherited: list[int])
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the server owns it until exit
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    launch = str(request["module"])
+    script = launch.removeprefix(SCRIPT_PREFIX) if launch.startswith(SCRIPT_PREFIX) else None
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    sys.path[:0] = [os.getcwd(), *extra]  # as `python -m` would see them
-    module = str(request["module"])
-    sys.argv = [module, *[str(a) for a in request.get("args", [])]]  # type: ignore[attr-defined]
+    # sys.path[0] is where `python -m` (the working directory) or `python script` (its folder) looks first
+    sys.path[:1] = [os.path.dirname(script) if script is not None else os.getcwd(), *extra]
+    sys.argv = [script or launch, *[str(a) for a in request.get("args", [])]]  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     code = 0
     try:
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        if script is not None:
+            runpy.run_path(script, run_name="__main__")
+        else:
+            runpy.run_module(launch, run_name="__main__", alter_sys=True)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:
@@ -218,12 +229,13 @@ def _reap(children: dict[int, socket.socket], selector: selectors.BaseSelector) 
 class ForkServer:
     """Handle on a running fork server, started on first use and stopped at exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, environment: Mapping[str, str] | None = None) -> None:
+        """Start one; ``environment`` is added to its own (e.g. a preloaded frozen clock its children keep)."""
         self._dir = tempfile.mkdtemp(prefix="mcptrials-fork-")
         self.socket_path = os.path.join(self._dir, "fork.sock")
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "mcptrials.servers.forkserver", self.socket_path],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(environment or {})},
         )
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()
@@ -258,7 +270,7 @@ class ForkServer:
             os.rmdir(self._dir)
 
 
-_instance: ForkServer | None = None
+_instances: dict[frozenset[tuple[str, str]], ForkServer] = {}
 _lock = threading.Lock()
 _unavailable: str | None = None
 """Why the fork server could not start in this process (then every server is cold-started)."""
@@ -269,24 +281,59 @@ def enabled() -> bool:
     return os.environ.get("MCPTRIALS_FORKSERVER", "1") != "0" and hasattr(os, "fork") and hasattr(socket, "send_fds")
 
 
-def shared() -> ForkServer | None:
-    """The process-wide fork server, started on first call (about one SDK import).
+def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
+    """The process-wide fork server for ``environment`` (see ``ForkServer``), started on first call
+    (about one SDK import).
 
     None when it cannot start (e.g. its socket path is too long for the platform): servers are then
     cold-started, with one warning line on stderr for the process.
     """
-    global _instance, _unavailable
+    global _unavailable
+    key = frozenset((environment or {}).items())
     with _lock:
         if _unavailable is not None:
             return None
-        if _instance is None or not _instance.alive:
+        instance = _instances.get(key)
+        if instance is None or not instance.alive:
             try:
-                _instance = ForkServer()
+                instance = _instances[key] = ForkServer(environment)
             except (OSError, RuntimeError) as exc:
                 _unavailable = str(exc)
                 print(f"warning: fork server unavailable ({exc}); starting servers cold", file=sys.stderr)
                 return None
-        return _instance
+        return instance
+
+
+def python_target(command: str, args: list[str], env: Mapping[str, str]) -> tuple[str, list[str]] | None:
+    """What a fork server of this interpreter can run for a third-party stdio command, else None.
+
+    ``python -m module ...`` and ``python script.py ...`` with this interpreter, or a console script
+    (``mcp-server-time``) whose ``#!`` line is exactly this environment's Python: the target (a module,
+    or ``SCRIPT_PREFIX`` + the script's path) and its arguments. Not when the environment sets a
+    ``PYTHON*`` variable that only acts when an interpreter starts, or its own ``LD_PRELOAD``.
+    """
+    if any(k.startswith("PYTHON") and k not in STARTUP_VARIABLES_OK for k in env) or "LD_PRELOAD" in env:
+        return None
+    if command == sys.executable:
+        if args[:1] == ["-m"] and len(args) >= 2:
+            return args[1], list(args[2:])
+        if args and args[0].endswith(".py") and os.path.isfile(args[0]):
+            return SCRIPT_PREFIX + os.path.abspath(args[0]), list(args[1:])
+        return None
+    found = shutil.which(command, path=env.get("PATH", os.environ.get("PATH", os.defpath)))
+    if found is None:
+        return None
+    try:
+        with open(found, "rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    interpreter = first[2:].decode(errors="replace").strip() if first.startswith(b"#!") else ""
+    here = os.path.dirname(sys.executable)
+    if not interpreter or " " in interpreter or os.path.dirname(interpreter) != here \
+            or not os.path.basename(interpreter).startswith("python"):
+        return None
+    return SCRIPT_PREFIX + found, list(args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Server reuse: a warm server process serves many episodes when that cannot change a verdict.
 
 Which servers are reused (``reuse_reason``): a server marked ``"reuse": true`` in its config; a
-bundled server whose data is read-only (``static`` / ``live_read``); never a server marked
+bundled server whose data is read-only (``static`` / ``live_read``); a bundled stateful server run
+from the shipped code, which keeps its state in files only and works in the sandbox each call names
+(``bound_spec``); never a server marked
 ``"reuse": false``, a third-party server left unmarked, an HTTP server, or a spec naming a
 per-episode variable (``${MCPTRIALS_SANDBOX}``, ``${MCPTRIALS_EPISODE}``).
 
@@ -84,7 +86,9 @@ def reuse_reason(spec: ServerSpec) -> tuple[bool, str]:
     if "bundled" in spec.tags:
         if spec.dynamism in {"static", "live_read"} and _shipped_read_only(spec.name):
             return True, f"a bundled {spec.dynamism} server (reads shipped data and the frozen clock only)"
-        return False, "a bundled stateful server (its state lives in the episode sandbox)"
+        if bound_spec(spec):
+            return True, "a bundled stateful server (its state lives in the episode sandbox, which each call names)"
+        return False, "a bundled stateful server not run from the shipped code"
     return False, "a third-party server not marked \"reuse\": true"
 
 
@@ -98,6 +102,24 @@ def _shipped_read_only(name: str) -> bool:
     return shipped is not None and shipped.dynamism in {"static", "live_read"}
 
 
+def bound_spec(spec: ServerSpec) -> bool:
+    """Whether ``spec`` runs a shipped bundled stateful server's own module (directly or behind the evolution proxy).
+
+    Such a server keeps no state in memory, only in sandbox files, and works in the sandbox a call's
+    ``_meta`` names (``bundled.servers._runtime``): one process can serve episode after episode, each
+    call working in its own episode's sandbox.
+    """
+    if "bundled" not in spec.tags or spec.reuse is not None or spec.transport != "stdio":
+        return False
+    from mcptrials.bundled.world import bundled_servers
+
+    module = ["-m", f"mcptrials.bundled.servers.{spec.name}"]
+    direct = spec.args == module
+    proxied = spec.args[:2] == ["-m", "mcptrials.evolve.proxy"] and spec.args[-2:] == module
+    shipped = bundled_servers().get(spec.name)
+    return shipped is not None and shipped.dynamism not in {"static", "live_read"} and (direct or proxied)
+
+
 MAX_SHARE = 8
 """Most episodes one shareable (bundled read-only) process serves at the same time."""
 
@@ -106,7 +128,7 @@ def shareable_spec(spec: ServerSpec) -> bool:
     """Whether concurrent episodes may share one process: bundled read-only servers, whose tools are pure
     functions of shipped data and the frozen clock, run one call at a time (``bundled.servers._runtime``).
     A user's ``"reuse": true`` server gets one process per running episode."""
-    return "bundled" in spec.tags and spec.reuse is None and reuse_reason(spec)[0]
+    return "bundled" in spec.tags and spec.reuse is None and reuse_reason(spec)[0] and not bound_spec(spec)
 
 
 def pool_key(spec: ServerSpec, now: str | None, limits: Limits) -> str:
@@ -204,13 +226,13 @@ class ServerPool:
     def pooled(self, spec: ServerSpec, now: str | None, limits: Limits, fixtures: bool = False) -> bool:
         """Whether an episode gets ``spec`` from the pool (reusable and not found unsafe in this run).
 
-        Not when the episode has fixture files, unless the server is a bundled read-only one: a fresh
-        process runs in the sandbox holding them, a pooled one in an empty directory of its own, so a
-        reusable server that reads its working directory would not see them.
+        Not when the episode has fixture files, unless the server is a bundled one: a fresh process runs
+        in the sandbox holding them, a pooled one in an empty directory of its own, so a reusable server
+        that reads its working directory would not see them (a bundled stateful one is told the sandbox).
         """
         # a faked clock (``servers.clock``) stands still at ``now``, which is part of the key
         return (reuse_reason(spec)[0] and pool_key(spec, now, limits) not in self.unsafe
-                and (not fixtures or shareable_spec(spec)))
+                and (not fixtures or shareable_spec(spec) or bound_spec(spec)))
 
     async def lease(self, spec: ServerSpec, now: str | None, limits: Limits) -> _Lease:
         """A healthy process for ``spec`` at ``now``: a shared or idle one, else a newly started one.
@@ -262,6 +284,7 @@ class ServerPool:
         (then its key is not pooled again and every episode that releases it is re-run).
         """
         lease.holders -= 1
+        lease.conn.bound = None
         reason = None
         wrote = _written(lease.workdir)
         if wrote:
@@ -444,7 +467,9 @@ async def open_pooled_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now
 
     async def take(spec: ServerSpec) -> None:
         try:
-            leases[spec.name] = await pool.lease(spec, now, limits)
+            leases[spec.name] = lease = await pool.lease(spec, now, limits)
+            if bound_spec(spec):
+                lease.conn.bound = sandbox
         except StartFailure as failure:
             failures[spec.name] = failure
         finally:

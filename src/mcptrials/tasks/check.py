@@ -26,6 +26,8 @@ class CheckResult:
     reason: str = ""
     discrimination: Discrimination | None = None
     deterministic: bool | None = None
+    difference: str | None = None
+    """With repeated runs: what the first run that disagreed differed in (None when all agreed)."""
     lint: list[str] | None = None
 
 
@@ -78,7 +80,10 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
                 result.discrimination = await discrimination(task, episodes[0], rerun, tools)
         if runs > 1:
             first = _observed(task, episodes[0], tools)
-            result.deterministic = all(_observed(task, e, tools) == first for e in episodes[1:])
+            differing = next((e for e in episodes[1:] if _observed(task, e, tools) != first), None)
+            result.deterministic = differing is None
+            if differing is not None:
+                result.difference = _difference(first, _observed(task, differing, tools))
         results[task.id] = result
 
     async with server_pool(max_idle=2 * concurrency + 8), anyio.create_task_group() as tg:
@@ -93,6 +98,21 @@ def _pools_any(task: Task, plan: RunPlan) -> bool:
     now = task.now.isoformat() if task.now else None
     return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, bool(task.fixtures.files))
                                     for name in task.servers if name in plan.servers)
+
+
+_OBSERVED = ("tool results", "final state", "verdict", "infrastructure error")
+
+
+def _difference(first: tuple[object, ...], other: tuple[object, ...]) -> str:
+    """Which of ``_observed``'s parts two runs disagree on, with the first differing tool result."""
+    parts = [name for name, a, b in zip(_OBSERVED, first, other, strict=True) if a != b]
+    detail = ""
+    if first[0] != other[0]:
+        pairs = list(zip(first[0], other[0], strict=False))  # type: ignore[call-overload]
+        step = next((i for i, (a, b) in enumerate(pairs) if a != b), len(pairs))
+        a, b = (first[0][step:step + 1], other[0][step:step + 1])  # type: ignore[index]
+        detail = f" (step {step + 1}: {str(a)[:160]} vs {str(b)[:160]})"
+    return ", ".join(parts) + detail
 
 
 def _observed(task: Task, episode: Episode, tools: Mapping[str, ToolInfo]) -> tuple[object, ...]:

@@ -2,6 +2,8 @@
 
 Bundled servers must be deterministic: a result depends only on shipped data, the task's
 frozen clock (``MCPTRIALS_NOW``) and the sandbox contents (``MCPTRIALS_SANDBOX``).
+They keep no state in memory between calls, so one process can serve episode after episode:
+a request whose ``_meta`` names a sandbox (``SANDBOX_META``) works in that one instead.
 This module imports nothing heavy so servers start fast.
 """
 
@@ -14,6 +16,8 @@ import os
 import random
 import sys
 import threading
+from collections.abc import Mapping
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -21,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_NOW = "2026-04-13T09:00:00+00:00"
+SANDBOX_META = "mcptrials/sandbox"
+"""Request ``_meta`` key naming the episode sandbox a request works in (set by mcptrials' server pool)."""
+_bound: ContextVar[str | None] = ContextVar("mcptrials_bound_sandbox", default=None)
 
 
 class SandboxError(ValueError):
@@ -35,8 +42,8 @@ def now() -> datetime:
 
 
 def sandbox() -> Path:
-    """The episode sandbox directory (``MCPTRIALS_SANDBOX``, else the working directory)."""
-    root = Path(os.environ.get("MCPTRIALS_SANDBOX") or os.getcwd())
+    """The episode sandbox: the one the request names, else ``MCPTRIALS_SANDBOX``, else the working directory."""
+    root = Path(_bound.get() or os.environ.get("MCPTRIALS_SANDBOX") or os.getcwd())
     root.mkdir(parents=True, exist_ok=True)
     return root.resolve()
 
@@ -93,9 +100,25 @@ def _one_call_at_a_time(server: Any) -> None:
         tool.fn = locked
 
 
+async def _bind_sandbox(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: run a request in the sandbox its ``_meta`` names (``SANDBOX_META``), if any."""
+    meta = getattr(ctx, "meta", None)
+    if not meta and isinstance(ctx.params, Mapping):
+        meta = ctx.params.get("_meta")
+    bound = meta.get(SANDBOX_META) if isinstance(meta, Mapping) else None
+    if not isinstance(bound, str) or not bound:
+        return await call_next(ctx)
+    token = _bound.set(bound)
+    try:
+        return await call_next(ctx)
+    finally:
+        _bound.reset(token)
+
+
 def serve(server: Any) -> None:
     """Run ``server`` over stdio, or streamable HTTP with ``--http PORT`` on the command line."""
     _one_call_at_a_time(server)
+    server.middleware.append(_bind_sandbox)
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", port=port)
