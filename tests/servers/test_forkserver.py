@@ -11,6 +11,7 @@ import pytest
 
 from mcptrials.model import ServerSpec
 from mcptrials.servers import forkserver
+from mcptrials.servers.clock import faketime_available
 from mcptrials.servers.toolbox import open_toolbox
 
 pytestmark = pytest.mark.skipif(not forkserver.enabled(), reason="this platform has no fork/send_fds")
@@ -136,3 +137,29 @@ async def test_a_third_party_console_script_is_forked_and_behaves_like_a_cold_st
         assert one.pop("cwd") == str(tmp_path / sandbox)
     assert seen[0] == seen[1] == seen[2] == {"path0": str(script.parent), "argv": ["--flag", "v"], "colour": "teal",
                                               "calls": 1, "main": "__main__"}
+
+
+@pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
+async def test_each_frozen_clock_has_its_own_template_up_to_a_cap(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked child cannot be given libfaketime, so it comes from a template started under its clock;
+    past the cap a new clock means a cold start, which must tell the same time."""
+    monkeypatch.setattr(forkserver, "MAX_CLOCK_TEMPLATES", 1)
+    monkeypatch.setattr(forkserver, "_instances", {})
+    script = Path(__file__).with_name("adversarial_server.py")
+    spec = ServerSpec(name="clock", command=sys.executable, args=[str(script)])
+    plan = [("2026-04-13T09:00:00+08:00", True, "2026-04-13T01:00:00"),
+            ("2026-05-01T12:00:00+00:00", False, "2026-05-01T12:00:00"),
+            ("2026-04-13T09:00:00+08:00", True, "2026-04-13T01:00:00")]
+    try:
+        for i, (now, forked, utc) in enumerate(plan):
+            sandbox = tmp_path / f"s{i}"
+            sandbox.mkdir()
+            async with open_toolbox([spec], sandbox, now=now) as box:
+                assert not box.failures, box.failures
+                assert (box.connections["clock"]._forks is not None) == forked, now
+                _, _, out = await box.call("clock__now", {})
+            assert out.content.replace("+00:00", "Z").startswith(utc), (now, out.content)
+    finally:
+        for server in forkserver._instances.values():
+            server.close()

@@ -103,9 +103,9 @@ def test_shared_bundled_servers_read_no_sandbox_real_clock_or_process_state() ->
     import importlib
 
     from mcptrials.bundled.world import bundled_servers
-    from mcptrials.servers.pool import shareable_spec
+    from mcptrials.servers.pool import bound_spec, shareable_spec
 
-    shared = [name for name, spec in bundled_servers().items() if shareable_spec(spec)]
+    shared = [name for name, spec in bundled_servers().items() if shareable_spec(spec) and not bound_spec(spec)]
     assert len(shared) >= 8
     for name in shared:
         source = Path(importlib.import_module(f"mcptrials.bundled.servers.{name}").__file__ or "").read_text()
@@ -115,10 +115,50 @@ def test_shared_bundled_servers_read_no_sandbox_real_clock_or_process_state() ->
     assert _reaches_outside(ast.parse(files))
 
 
+PROCESS_WIDE = {"getcwd", "environ", "cwd", "chdir", "today", "utcnow", "putenv"}
+"""What a shared stateful server must not touch: the process's own directory, environment and the real clock
+(its sandbox and time come from each call, through ``_runtime.sandbox()``/``confined()`` and ``now()``)."""
+
+
+def _process_wide(tree: object) -> list[str]:
+    import ast
+
+    found = []
+    for node in ast.walk(tree):  # type: ignore[arg-type]
+        if isinstance(node, ast.Attribute) and (node.attr in PROCESS_WIDE or (
+                node.attr == "now" and isinstance(node.value, ast.Name) and node.value.id in {"datetime", "date"})):
+            found.append(node.attr)  # os.getcwd, os.environ, Path.cwd, date.today, datetime.now ...
+        elif isinstance(node, ast.ImportFrom) and any(a.name in PROCESS_WIDE for a in node.names):
+            found += [a.name for a in node.names if a.name in PROCESS_WIDE]  # from os import getcwd, environ
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            found.append("global state")
+        elif isinstance(node, ast.Import | ast.ImportFrom) and any(a.name == "random" for a in node.names):
+            found.append("random")
+    return found
+
+
+def test_shared_stateful_bundled_servers_take_sandbox_and_time_from_each_call() -> None:
+    """A stateful bundled process serves several episodes at once: a tool reading its working directory, its
+    environment, the real clock or process-wide state would answer for the wrong episode. Fails on such an edit."""
+    import ast
+    import importlib
+
+    from mcptrials.bundled.world import bundled_servers
+    from mcptrials.servers.pool import bound_spec, shareable_spec
+
+    stateful = [name for name, spec in bundled_servers().items() if bound_spec(spec)]
+    assert len(stateful) >= 8 and all(shareable_spec(bundled_servers()[name]) for name in stateful)
+    for name in [*stateful, "_workspace"]:
+        source = Path(importlib.import_module(f"mcptrials.bundled.servers.{name}").__file__ or "").read_text()
+        assert _process_wide(ast.parse(source)) == [], name
+    assert _process_wide(ast.parse("import os\ndef t():\n    return os.getcwd()\n")) == ["getcwd"]
+    assert _process_wide(ast.parse("from datetime import date\nday = date.today()\n")) == ["today"]
+
+
 def test_evolved_versions_and_clocks_are_pooled_apart() -> None:
-    """A process serving v1 of a server never serves v4 (another proxy plan) or v0, nor another ``now``;
-    a read-only server behind the mutation proxy stays shareable; a stateful one is reused one episode at a
-    time, bound to that episode's sandbox, and only when it runs the shipped module."""
+    """A process serving v1 of a server never serves v4 (another proxy plan) or v0; a bundled server behind the
+    mutation proxy stays shareable, under any frozen clock (each call names it); a stateful one only when it
+    runs the shipped module."""
     from mcptrials.bundled.world import LINEAGES_DIR, bundled_servers
     from mcptrials.evolve.versions import Lineages, versioned_servers
     from mcptrials.servers.pool import bound_spec, pool_key, reuse_reason, shareable_spec
@@ -126,20 +166,22 @@ def test_evolved_versions_and_clocks_are_pooled_apart() -> None:
 
     world, lineages, limits = bundled_servers(), Lineages(LINEAGES_DIR), Limits()
     at = {v: versioned_servers(world, lineages, v) for v in ("v0", "v1", "v4")}
-    for name in ("weather", "units"):
+    for name in ("weather", "units", "files"):
         keys = {pool_key(at[v][name], "2026-04-13T09:00:00+00:00", limits) for v in at}
         assert len(keys) == 3, name
         assert all(shareable_spec(at[v][name]) for v in at)
-        assert pool_key(at["v1"][name], "2026-04-13T09:00:00+00:00", limits) != pool_key(
+        assert pool_key(at["v1"][name], "2026-04-13T09:00:00+00:00", limits) == pool_key(
             at["v1"][name], "2026-04-14T09:00:00+00:00", limits)
     files = [at[v]["files"] for v in at]
-    assert all(reuse_reason(spec)[0] and bound_spec(spec) and not shareable_spec(spec) for spec in files)
-    assert len({pool_key(spec, "2026-04-13T09:00:00+00:00", limits) for spec in files}) == 3
+    assert all(reuse_reason(spec)[0] and bound_spec(spec) for spec in files)
     # the same name and tag on another program, or a config marking it, is not the shipped server
     elsewhere = files[0].model_copy(update={"args": ["-m", "my_files_server"]})
     marked = files[0].model_copy(update={"reuse": False})
-    assert not reuse_reason(elsewhere)[0] and not bound_spec(elsewhere)
+    assert not reuse_reason(elsewhere)[0] and not bound_spec(elsewhere) and not shareable_spec(elsewhere)
     assert not reuse_reason(marked)[0] and not bound_spec(marked)
+    # a user's reusable server is still pooled per frozen clock (its clock is libfaketime's, fixed at start)
+    mine = ServerSpec(name="mine", command="mine-server", reuse=True)
+    assert pool_key(mine, "2026-04-13T09:00:00+00:00", limits) != pool_key(mine, "2026-04-14T09:00:00+00:00", limits)
 
 
 async def test_process_whose_tool_listing_changed_is_replaced() -> None:
@@ -175,8 +217,8 @@ def _files_tasks() -> list[Task]:
 
 @pytest.mark.parametrize("version", ["v0", "v4"])
 async def test_a_pooled_stateful_server_shows_each_episode_only_its_own_sandbox(version: str) -> None:
-    """One bundled file-server process (v4: behind the evolution proxy) serves episode after episode,
-    and two running episodes get two processes: none sees a file another wrote, each sees its fixtures."""
+    """One bundled file-server process (v4: behind the evolution proxy) serves episode after episode, and
+    two running episodes at once: none sees a file another wrote, each sees its fixtures."""
     import json
 
     import anyio
@@ -206,9 +248,9 @@ async def test_a_pooled_stateful_server_shows_each_episode_only_its_own_sandbox(
             async with anyio.create_task_group() as tg:
                 for task in chosen:
                     tg.start_soon(one, task)
-            if reuse:
-                assert pool is not None and pool.stats.reused >= 4 - concurrency
-                assert pool.stats.started == concurrency and not pool.unsafe
+            if reuse:  # one process, shared by the running episodes, each call naming its episode's sandbox
+                assert pool is not None and pool.stats.reused == 3 and pool.stats.started == 1 and not pool.unsafe
+                assert pool.stats.shared >= concurrency - 1
         seen[reuse, concurrency] = [rows[t.id] for t in chosen]
     assert seen[True, 1] == seen[False, 1] == seen[True, 2]
     fresh = seen[False, 1]

@@ -112,8 +112,12 @@ def build_server(interface: EvolvedInterface, upstream: UpstreamCall, name: str 
         finally:
             _FORWARDED_META.reset(token)
 
+    async def on_list_prompts(_ctx: ServerRequestContext[Any],
+                              _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])  # the proxy evolves tools only; also its cheap health check
+
     return Server(name, version=version, instructions=instructions, on_list_tools=on_list_tools,
-                  on_call_tool=on_call_tool)
+                  on_call_tool=on_call_tool, on_list_prompts=on_list_prompts)
 
 
 async def evolved_tool_list(chain: PlanChain, command: Sequence[str] | None = None, url: str | None = None,

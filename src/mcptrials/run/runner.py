@@ -38,7 +38,14 @@ from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.scoring.state import capture_state
 from mcptrials.servers.client import ClientOptions, current_client
-from mcptrials.servers.pool import open_pooled_toolbox, pooled_sandbox, reuse_enabled, reuse_reason, server_pool
+from mcptrials.servers.pool import (
+    idle_limit,
+    open_pooled_toolbox,
+    pooled_sandbox,
+    reuse_enabled,
+    reuse_reason,
+    server_pool,
+)
 from mcptrials.servers.toolbox import Limits
 from mcptrials.store.db import Store, outcome_of
 
@@ -273,7 +280,8 @@ async def _execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = 
             if on_event:
                 on_event("episode", episode)
 
-    async with server_pool(plan.reuse, max_idle=2 * plan.concurrency + 8) as pool, anyio.create_task_group() as tg:
+    idle = idle_limit(len(plan.servers), plan.concurrency)
+    async with server_pool(plan.reuse, max_idle=idle) as pool, anyio.create_task_group() as tg:
         if pool is not None and plan.replay is None and plan.executor is None:  # fresh servers started ahead
             pool.expect([(task, attempt, [plan.servers[n] for n in episode_servers(task, plan.servers, plan.pool)])
                          for task, attempt, _ in todo], plan.limits, depth=min(plan.concurrency + 1, 8))

@@ -17,6 +17,7 @@ import math
 import os
 import sys
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -30,7 +31,6 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from mcptrials.bundled.servers._runtime import SANDBOX_META
 from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
 from mcptrials.safety.secrets import redact, spec_secrets
 from mcptrials.servers import forkserver
@@ -59,6 +59,9 @@ PROGRESS_CAP_FACTOR = 10
 _CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
                  BrokenPipeError, ConnectionError, httpx2.TransportError)
 
+
+episode_binding: ContextVar[dict[str, str] | None] = ContextVar("mcptrials_episode_binding", default=None)
+"""The running episode's sandbox and frozen time as bundled servers read them from a request's ``_meta``."""
 
 @dataclass
 class CallOutcome:
@@ -151,8 +154,9 @@ class ServerConnection:
     """How server requests are answered (default: the running episode's, so a pooled session gets it too)."""
     extras: Extras = field(default_factory=Extras)
     """Resources, prompts and tools not offered (task-augmented) the server listed at start-up."""
-    bound: Path | None = None
-    """The sandbox a pooled bundled server works in for the current episode, named in each call's ``_meta``."""
+    binds: bool = False
+    """Each call names the calling episode's sandbox and time in its ``_meta`` (``episode_binding``): set for
+    pooled bundled servers, which serve episode after episode (and read-only ones several at once)."""
     side: ClientSide | None = None
     _client: Client | None = None
     _closing: anyio.Event = field(default_factory=anyio.Event)
@@ -353,7 +357,7 @@ class ServerConnection:
             with scope:
                 result: types.CallToolResult = await self._client.call_tool(
                     tool, arguments, progress_callback=progress,
-                    meta={SANDBOX_META: str(self.bound)} if self.bound is not None else None)  # type: ignore[arg-type]
+                    meta=episode_binding.get() if self.binds else None)  # type: ignore[arg-type]
             if scope.cancelled_caught:
                 if scope.deadline >= cap:
                     return await self._timed_out(t0, f"{self.call_timeout * PROGRESS_CAP_FACTOR:g} s (the "

@@ -272,6 +272,8 @@ class ForkServer:
 
 _instances: dict[frozenset[tuple[str, str]], ForkServer] = {}
 _lock = threading.Lock()
+MAX_CLOCK_TEMPLATES = 3
+"""Most fork servers kept under a frozen clock (each holds about one SDK import in memory)."""
 _unavailable: str | None = None
 """Why the fork server could not start in this process (then every server is cold-started)."""
 
@@ -286,7 +288,8 @@ def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
     (about one SDK import).
 
     None when it cannot start (e.g. its socket path is too long for the platform): servers are then
-    cold-started, with one warning line on stderr for the process.
+    cold-started, with one warning line on stderr for the process. Also None for a new frozen clock once
+    ``MAX_CLOCK_TEMPLATES`` exist (a run whose tasks each set another ``now`` starts those servers cold).
     """
     global _unavailable
     key = frozenset((environment or {}).items())
@@ -294,6 +297,8 @@ def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
         if _unavailable is not None:
             return None
         instance = _instances.get(key)
+        if instance is None and key and sum(1 for k in _instances if k) >= MAX_CLOCK_TEMPLATES:
+            return None  # one more template would cost more than the cold starts it saves
         if instance is None or not instance.alive:
             try:
                 instance = _instances[key] = ForkServer(environment)

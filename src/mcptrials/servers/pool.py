@@ -47,8 +47,9 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from mcptrials.bundled.servers._runtime import NOW_META, SANDBOX_META
 from mcptrials.model import ServerSpec, Task, stable_hash
-from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure
+from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure, episode_binding
 from mcptrials.servers.prestart import Prestarter
 from mcptrials.servers.sandbox import episode_sandbox
 from mcptrials.servers.toolbox import Limits, Toolbox, open_toolbox
@@ -59,6 +60,11 @@ PER_EPISODE_VARS = ("MCPTRIALS_SANDBOX", "MCPTRIALS_EPISODE")
 HEALTH_TIMEOUT = 2.0
 """Longest wait for a pooled process to answer its health check before it is replaced."""
 _TAINTING = {"timeout", "server_crash", "server_unavailable", "protocol_error"}
+
+
+def idle_limit(servers: int, concurrency: int) -> int:
+    """How many idle processes a run keeps: one per server per running episode, within reason."""
+    return max(2 * concurrency + 8, min(servers * concurrency, servers + 4 * concurrency))
 
 
 def reuse_enabled() -> bool:
@@ -125,15 +131,21 @@ MAX_SHARE = 8
 
 
 def shareable_spec(spec: ServerSpec) -> bool:
-    """Whether concurrent episodes may share one process: bundled read-only servers, whose tools are pure
-    functions of shipped data and the frozen clock, run one call at a time (``bundled.servers._runtime``).
+    """Whether concurrent episodes may share one process: bundled servers, whose tools are functions of shipped
+    data, the frozen clock and the sandbox each call names, run one call at a time (``bundled.servers._runtime``).
     A user's ``"reuse": true`` server gets one process per running episode."""
-    return "bundled" in spec.tags and spec.reuse is None and reuse_reason(spec)[0] and not bound_spec(spec)
+    return "bundled" in spec.tags and spec.reuse is None and reuse_reason(spec)[0]
+
+
+def binds_episode(spec: ServerSpec) -> bool:
+    """Whether a pooled process of ``spec`` is told each calling episode's sandbox and time (bundled servers)."""
+    return shareable_spec(spec)
 
 
 def pool_key(spec: ServerSpec, now: str | None, limits: Limits) -> str:
-    """What a process is pooled under: everything that can change how it answers."""
-    return stable_hash({"spec": spec.model_dump(mode="json"), "now": now,
+    """What a process is pooled under: everything that can change how it answers (not the frozen time for
+    bundled servers, whose every call names it)."""
+    return stable_hash({"spec": spec.model_dump(mode="json"), "now": None if binds_episode(spec) else now,
                         "limits": [limits.call_timeout, limits.start_timeout, limits.output_cap]})
 
 
@@ -232,7 +244,7 @@ class ServerPool:
         """
         # a faked clock (``servers.clock``) stands still at ``now``, which is part of the key
         return (reuse_reason(spec)[0] and pool_key(spec, now, limits) not in self.unsafe
-                and (not fixtures or shareable_spec(spec) or bound_spec(spec)))
+                and (not fixtures or shareable_spec(spec)))
 
     async def lease(self, spec: ServerSpec, now: str | None, limits: Limits) -> _Lease:
         """A healthy process for ``spec`` at ``now``: a shared or idle one, else a newly started one.
@@ -240,35 +252,37 @@ class ServerPool:
         Raises ``StartFailure`` when a new one does not come up.
         """
         key = pool_key(spec, now, limits)
-        shareable = shareable_spec(spec)
-        if shareable:
-            while key in self._starting:  # one start per key at a time: the others join it
-                await self._starting[key].wait()
-            for lease in self.busy.get(key, []):
-                if lease.holders < MAX_SHARE and lease.tainted is None and lease.conn.dead is None:
-                    lease.holders += 1
-                    lease.episodes += 1
-                    self.stats.reused += 1
-                    self.stats.shared += 1
-                    return lease
+        if not shareable_spec(spec):
+            return self._hold(await self._idle_one(key) or await self._start(key, spec, now, limits))
+        while key in self._starting:  # one start (or health check) per key at a time: the others join it
+            await self._starting[key].wait()
+        for lease in self.busy.get(key, []):
+            if lease.holders < MAX_SHARE and lease.tainted is None and lease.conn.dead is None:
+                lease.holders += 1
+                lease.episodes += 1
+                self.stats.reused += 1
+                self.stats.shared += 1
+                return lease
+        self._starting[key] = anyio.Event()
+        try:
+            lease = await self._idle_one(key) or await self._start(key, spec, now, limits)
+            lease.shareable = True
+            return self._hold(lease)
+        finally:
+            self._starting.pop(key).set()
+
+    async def _idle_one(self, key: str) -> _Lease | None:
+        """A healthy idle process for ``key``, if there is one (unhealthy ones are stopped on the way)."""
         stack = self.idle.get(key, [])
         while stack:
             lease = stack.pop()
             if await self._healthy(lease):
                 lease.episodes += 1
                 self.stats.reused += 1
-                return self._hold(lease)
+                return lease
             self.stats.replaced += 1
             self._stop(lease)
-        if not shareable:
-            return self._hold(await self._start(key, spec, now, limits))
-        self._starting[key] = anyio.Event()
-        try:
-            lease = await self._start(key, spec, now, limits)
-            lease.shareable = True
-            return self._hold(lease)
-        finally:
-            self._starting.pop(key).set()
+        return None
 
     def _hold(self, lease: _Lease) -> _Lease:
         lease.holders = 1
@@ -284,7 +298,6 @@ class ServerPool:
         (then its key is not pooled again and every episode that releases it is re-run).
         """
         lease.holders -= 1
-        lease.conn.bound = None
         reason = None
         wrote = _written(lease.workdir)
         if wrote:
@@ -310,12 +323,18 @@ class ServerPool:
         return None
 
     async def _healthy(self, lease: _Lease) -> bool:
-        """The process answers a tool listing, identical to the one it started with, in time."""
+        """The process answers a tool listing, identical to the one it started with, in time.
+
+        A bundled server only has to answer a (cheaper) prompt listing: its tools are fixed by the shipped code.
+        """
         client = getattr(lease.conn, "_client", None)
         if lease.conn.dead is not None or client is None:
             return False
         try:
             with anyio.fail_after(HEALTH_TIMEOUT):
+                if lease.conn.binds:
+                    await client.list_prompts()
+                    return True
                 listing = await client.list_tools()
         except Exception:
             return False
@@ -326,7 +345,8 @@ class ServerPool:
         home = self.root / f"p{number}"
         (home / "sandbox").mkdir(parents=True)
         conn = _WatchedConnection(spec=spec, sandbox=home / "sandbox", now=now, call_timeout=limits.call_timeout,
-                                  start_timeout=limits.start_timeout, output_cap=limits.output_cap, log_dir=home)
+                                  start_timeout=limits.start_timeout, output_cap=limits.output_cap, log_dir=home,
+                                  binds=binds_episode(spec))
         try:
             await self.group.start(conn.serve)
         except StartFailure:
@@ -375,7 +395,7 @@ _current: ContextVar[ServerPool | None] = ContextVar("mcptrials_server_pool", de
 
 @asynccontextmanager
 async def server_pool(enabled: bool = True, max_idle: int = 16) -> AsyncIterator[ServerPool | None]:
-    """Make a pool of reusable servers available to the episodes run inside this block."""
+    """Make a pool of reusable servers available to the episodes run inside this block (``idle_limit``)."""
     if not (enabled and reuse_enabled()):
         token = _current.set(None)
         try:
@@ -467,9 +487,7 @@ async def open_pooled_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now
 
     async def take(spec: ServerSpec) -> None:
         try:
-            leases[spec.name] = lease = await pool.lease(spec, now, limits)
-            if bound_spec(spec):
-                lease.conn.bound = sandbox
+            leases[spec.name] = await pool.lease(spec, now, limits)
         except StartFailure as failure:
             failures[spec.name] = failure
         finally:
@@ -478,6 +496,7 @@ async def open_pooled_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now
                 taken.set()
 
     aborted = True
+    binding = episode_binding.set({SANDBOX_META: str(sandbox), NOW_META: now or ""})
     try:
         async with anyio.create_task_group() as takers:
             for spec in shared:  # leased while the cold servers start
@@ -499,6 +518,7 @@ async def open_pooled_toolbox(specs: Iterable[ServerSpec], sandbox: Path, *, now
                             for stopped in prepared.stopped.values():
                                 await stopped.wait()
     finally:
+        episode_binding.reset(binding)
         reasons = [pool.release(lease, aborted=aborted) for lease in leases.values()]
         if not aborted:
             merged.reuse_violation = next((r for r in reasons if r), None)

@@ -12,7 +12,7 @@ from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.model import Episode, ServerSpec, Task, ToolInfo
 from mcptrials.run.runner import RunPlan, run_episode
 from mcptrials.scoring.effects import score_effects
-from mcptrials.servers.pool import current_pool, server_pool, without_reuse
+from mcptrials.servers.pool import current_pool, idle_limit, server_pool, without_reuse
 from mcptrials.tasks.discrimination import Discrimination, discrimination
 from mcptrials.tasks.lint import static_problems, tool_problems
 
@@ -86,7 +86,7 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
                 result.difference = _difference(first, _observed(task, differing, tools))
         results[task.id] = result
 
-    async with server_pool(max_idle=2 * concurrency + 8), anyio.create_task_group() as tg:
+    async with server_pool(max_idle=idle_limit(len(servers), concurrency)), anyio.create_task_group() as tg:
         for task in tasks:
             tg.start_soon(one, task)
     return [results[t.id] for t in tasks]

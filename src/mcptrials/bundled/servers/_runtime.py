@@ -3,7 +3,8 @@
 Bundled servers must be deterministic: a result depends only on shipped data, the task's
 frozen clock (``MCPTRIALS_NOW``) and the sandbox contents (``MCPTRIALS_SANDBOX``).
 They keep no state in memory between calls, so one process can serve episode after episode:
-a request whose ``_meta`` names a sandbox (``SANDBOX_META``) works in that one instead.
+a request whose ``_meta`` names a sandbox (``SANDBOX_META``) or a frozen time (``NOW_META``)
+works in that sandbox, at that time, instead.
 This module imports nothing heavy so servers start fast.
 """
 
@@ -27,7 +28,9 @@ from typing import Any
 DEFAULT_NOW = "2026-04-13T09:00:00+00:00"
 SANDBOX_META = "mcptrials/sandbox"
 """Request ``_meta`` key naming the episode sandbox a request works in (set by mcptrials' server pool)."""
-_bound: ContextVar[str | None] = ContextVar("mcptrials_bound_sandbox", default=None)
+NOW_META = "mcptrials/now"
+"""Request ``_meta`` key giving the episode's frozen time (empty: the task sets none, so ``DEFAULT_NOW``)."""
+_bound: ContextVar[Mapping[str, str] | None] = ContextVar("mcptrials_bound_episode", default=None)
 
 
 class SandboxError(ValueError):
@@ -35,15 +38,16 @@ class SandboxError(ValueError):
 
 
 def now() -> datetime:
-    """The episode's frozen time (``MCPTRIALS_NOW``), or a fixed default; always timezone-aware."""
-    value = os.environ.get("MCPTRIALS_NOW") or DEFAULT_NOW
+    """The episode's frozen time (the request's, else ``MCPTRIALS_NOW``), or a fixed default; always timezone-aware."""
+    bound = _bound.get() or {}
+    value = (bound[NOW_META] if NOW_META in bound else os.environ.get("MCPTRIALS_NOW")) or DEFAULT_NOW
     moment = datetime.fromisoformat(value)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def sandbox() -> Path:
     """The episode sandbox: the one the request names, else ``MCPTRIALS_SANDBOX``, else the working directory."""
-    root = Path(_bound.get() or os.environ.get("MCPTRIALS_SANDBOX") or os.getcwd())
+    root = Path((_bound.get() or {}).get(SANDBOX_META) or os.environ.get("MCPTRIALS_SANDBOX") or os.getcwd())
     root.mkdir(parents=True, exist_ok=True)
     return root.resolve()
 
@@ -100,13 +104,14 @@ def _one_call_at_a_time(server: Any) -> None:
         tool.fn = locked
 
 
-async def _bind_sandbox(ctx: Any, call_next: Any) -> Any:
-    """Server middleware: run a request in the sandbox its ``_meta`` names (``SANDBOX_META``), if any."""
+async def _bind_episode(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: run a request in the sandbox and at the time its ``_meta`` names, if it does."""
     meta = getattr(ctx, "meta", None)
     if not meta and isinstance(ctx.params, Mapping):
         meta = ctx.params.get("_meta")
-    bound = meta.get(SANDBOX_META) if isinstance(meta, Mapping) else None
-    if not isinstance(bound, str) or not bound:
+    bound = {k: v for k, v in meta.items() if k in (SANDBOX_META, NOW_META) and isinstance(v, str)} \
+        if isinstance(meta, Mapping) else {}
+    if not bound:
         return await call_next(ctx)
     token = _bound.set(bound)
     try:
@@ -118,7 +123,7 @@ async def _bind_sandbox(ctx: Any, call_next: Any) -> Any:
 def serve(server: Any) -> None:
     """Run ``server`` over stdio, or streamable HTTP with ``--http PORT`` on the command line."""
     _one_call_at_a_time(server)
-    server.middleware.append(_bind_sandbox)
+    server.middleware.append(_bind_episode)
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", port=port)
