@@ -13,7 +13,10 @@ Measured in one run, modes interleaved so machine noise hits all alike:
 3. Memory: peak PSS summed over this process and all its descendants while 50 bundled
    episodes are open at once (the model answers after a delay so they overlap).
 
-    python bench/episode.py [--episodes 20] [--repeats 3] [--bundled 60] [--concurrency 2] [--pss 50]
+    python bench/episode.py [--episodes 20] [--repeats 3] [--bundled 0] [--concurrency 4] [--pss 50]
+
+``--bundled 0`` (the default) runs every bundled task with a reference plan (198); ``--concurrency``
+defaults to ``mcptrials run``'s own default, 4.
 """
 
 from __future__ import annotations
@@ -214,7 +217,7 @@ async def main(ns: argparse.Namespace) -> None:
             print(f"{name:<40}{value:>10.3f}{base / value:>8.1f}x  {goals.get(name, '')}")
 
         specs = bundled_servers()
-        tasks = [task for task in bundled_tasks() if task.reference][:ns.bundled]
+        tasks = [task for task in bundled_tasks() if task.reference][:ns.bundled or None]
         b = await interleaved(1, {
             "bare mcp client, servers per episode": lambda r: bare_bundled(tasks, specs, ns.concurrency),
             "mcptrials, no reuse (forked fresh)": lambda r: _rate(mcptrials_bundled(
@@ -248,7 +251,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--bundled", type=int, default=60, help="bundled tasks run per mode")
-    parser.add_argument("--concurrency", type=int, default=2, help="bundled-world concurrency")
+    parser.add_argument("--bundled", type=int, default=0, help="bundled tasks run per mode (0: all)")
+    parser.add_argument("--concurrency", type=int, default=4, help="bundled-world concurrency (run's default)")
     parser.add_argument("--pss", type=int, default=50, help="concurrent episodes for the memory figure (0: skip)")
     anyio.run(main, parser.parse_args())

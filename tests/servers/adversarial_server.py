@@ -115,5 +115,12 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+@mcp.tool()
+def nap() -> str:
+    """Sleep a moment the blocking way (time.sleep), then read the wall clock."""
+    time.sleep(0.05)
+    return datetime.now(UTC).isoformat()
+
+
 if __name__ == "__main__":
     mcp.run()

@@ -176,6 +176,29 @@ def test_frozen_clock_reaches_python_node_and_npx_servers(launch: str, tmp_path:
 
 
 @pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
+def test_time_sleep_works_under_a_frozen_clock_and_the_fork_server_outlives_a_failed_child(tmp_path: Path) -> None:
+    """libfaketime 0.9.10 breaks ``time.sleep`` (EINVAL) when the monotonic clock stays real.
+
+    A server calling it under a task's frozen clock must still answer, and its guard's own pause at exit
+    must not fail either: that failure once unwound a forked child into the fork server's loop, which
+    removed the fork server's socket, and every later server start of the run failed.
+    """
+    now = "2026-04-13T09:00:00+00:00"
+    spec = adversarial("clock")
+
+    async def nap() -> str:
+        with episode_sandbox(parent=tmp_path) as sandbox:
+            async with open_toolbox([spec], sandbox, now=now) as box:
+                assert not box.failures, box.failures
+                result = (await box.call("clock__nap", {}))[2]
+                assert not result.is_error, result.content
+                return result.content
+
+    for _ in range(3):  # the servers of earlier rounds have exited (and been swept) before the next starts
+        assert anyio.run(nap).startswith("2026-04-13T09:00:00")
+
+
+@pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
 def test_a_frozen_clock_survives_what_killed_servers_leave_in_shared_memory(tmp_path: Path) -> None:
     """Servers are killed, not asked to stop, so names a dead process made in /dev/shm stay behind.
 

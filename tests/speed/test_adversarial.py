@@ -176,6 +176,8 @@ def test_evolved_versions_and_clocks_are_pooled_apart() -> None:
     assert all(reuse_reason(spec)[0] and bound_spec(spec) for spec in files)
     # the same name and tag on another program, or a config marking it, is not the shipped server
     elsewhere = files[0].model_copy(update={"args": ["-m", "my_files_server"]})
+    other_python = files[0].model_copy(update={"command": "/opt/other/bin/python"})
+    assert not reuse_reason(other_python)[0] and not shareable_spec(other_python)
     marked = files[0].model_copy(update={"reuse": False})
     assert not reuse_reason(elsewhere)[0] and not bound_spec(elsewhere) and not shareable_spec(elsewhere)
     assert not reuse_reason(marked)[0] and not bound_spec(marked)

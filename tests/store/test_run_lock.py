@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fake_openai import FakeOpenAI, Reply, completion
 
 from mcptrials.store.db import Store, run_locks
 from mcptrials.store.lock import STALE_AFTER_S, RunLockedError, acquire, machine_id
@@ -58,18 +61,29 @@ def _run_cmd(example_tasks_path: Path, db: str, *extra: str) -> list[str]:
 
 @pytest.mark.slow
 def test_second_identical_run_is_told_another_run_holds_the_store(tmp_path: Path, example_tasks_path: Path) -> None:
+    """The first run is held inside its first model request until the second has been refused: no race."""
     db = str(tmp_path / "runs.db")
-    cmd = _run_cmd(example_tasks_path, db, "--attempts", "3")
-    env = {**os.environ, "COLUMNS": "200"}
-    first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.time() + 60
-    while time.time() < deadline:  # wait until the first run holds the lock
-        with Store(db).engine.connect() as conn:
-            if conn.execute(run_locks.select()).first() is not None:
-                break
-        time.sleep(0.1)
-    second = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
-    assert first.poll() is None, "the first run ended before the second started; make it longer"
+    release = threading.Event()
+
+    def held(_request: dict[str, Any]) -> Reply:
+        release.wait(120)
+        return completion("Done.")
+
+    with FakeOpenAI(responder=held) as fake:
+        cmd = _run_cmd(example_tasks_path, db, "--attempts", "3")
+        cmd[cmd.index("--agent"):cmd.index("--agent") + 2] = ["--model", "openai:m", "--base-url", fake.base_url]
+        env = {**os.environ, "COLUMNS": "200", "OPENAI_API_KEY": "sk-test"}
+        first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline and not fake.requests:  # the first run holds the lock and waits on us
+                time.sleep(0.1)
+            assert fake.requests, "the first run never asked its model"
+            second = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+            assert first.poll() is None
+        finally:
+            release.set()
+            first.wait(120)
     assert second.returncode == 2, second.stderr
     assert "another run holds" in second.stderr and f"pid {first.pid}" in second.stderr
     assert "Traceback" not in second.stderr

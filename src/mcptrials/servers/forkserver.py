@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import runpy
+import select
 import selectors
 import shutil
 import signal
@@ -26,6 +27,7 @@ import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import SupportsIndex
 
 from mcptrials.servers import _server_guard
 
@@ -128,6 +130,10 @@ def serve(sock_path: str) -> None:
     import importlib
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle; it closes our stdin
+    if os.environ.get("FAKETIME"):  # a clock template: its children inherit a time.sleep that works under it
+        import time
+
+        time.sleep = _sleep_without_clock_nanosleep
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(sock_path)
@@ -141,6 +147,19 @@ def serve(sock_path: str) -> None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(sock_path)
+
+
+def _sleep_without_clock_nanosleep(seconds: float | SupportsIndex) -> None:
+    """``time.sleep`` for processes under libfaketime, whose ``clock_nanosleep`` wrapper (0.9.10, Debian 12)
+    fails with EINVAL when the monotonic clock is left real, as a frozen clock leaves it."""
+    import time
+
+    length = float(seconds)
+    if length < 0:
+        raise ValueError("sleep length must be non-negative")
+    deadline = time.monotonic() + length
+    while (left := deadline - time.monotonic()) > 0:
+        select.select([], [], [], left)
 
 
 def _serve(listener: socket.socket) -> None:
@@ -193,9 +212,15 @@ def _launch(conn: socket.socket, children: dict[int, socket.socket], inherited: 
         conn.close()
         return None
     pid = os.fork()
-    if pid == 0:
-        conn.close()
-        _run_child(request, fds, inherited)
+    if pid == 0:  # the child never returns into the fork server's loop (whose exit removes the socket)
+        try:
+            conn.close()
+            _run_child(request, fds, inherited)
+        except BaseException as exc:  # e.g. the working directory is gone: the server's stderr says so
+            with contextlib.suppress(OSError):
+                os.write(2, f"mcptrials fork server: cannot start {request.get('module')}: {exc!r}\n".encode())
+        finally:
+            os._exit(1)
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)  # also here: no window in which a kill of the group misses the child
     for fd in fds:
@@ -247,7 +272,8 @@ class ForkServer:
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None
+        """Whether it can still launch: its process runs and its socket is where launchers look."""
+        return self._proc.poll() is None and os.path.exists(self.socket_path)
 
     def command(self, module: str, args: list[str]) -> tuple[str, list[str]]:
         """The (command, args) a stdio client spawns to get a forked server running ``module``."""
@@ -299,7 +325,7 @@ def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
         instance = _instances.get(key)
         if instance is None and key and sum(1 for k in _instances if k) >= MAX_CLOCK_TEMPLATES:
             return None  # one more template would cost more than the cold starts it saves
-        if instance is None or not instance.alive:
+        if instance is None or not instance.alive:  # one whose socket is gone keeps its running children till exit
             try:
                 instance = _instances[key] = ForkServer(environment)
             except (OSError, RuntimeError) as exc:

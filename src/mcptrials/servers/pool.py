@@ -1,28 +1,30 @@
 """Server reuse: a warm server process serves many episodes when that cannot change a verdict.
 
-Which servers are reused (``reuse_reason``): a server marked ``"reuse": true`` in its config; a
-bundled server whose data is read-only (``static`` / ``live_read``); a bundled stateful server run
-from the shipped code, which keeps its state in files only and works in the sandbox each call names
-(``bound_spec``); never a server marked
+Which servers are reused (``reuse_reason``): a server marked ``"reuse": true`` in its config; every
+bundled server run from the shipped code: read-only ones (``static`` / ``live_read``) and stateful
+ones, which keep their state in sandbox files only (``bound_spec``); never a server marked
 ``"reuse": false``, a third-party server left unmarked, an HTTP server, or a spec naming a
 per-episode variable (``${MCPTRIALS_SANDBOX}``, ``${MCPTRIALS_EPISODE}``).
 
 How reuse stays invisible to the score:
 
-- Processes are pooled per key: the whole spec (command, args, env, version...), the task's
-  frozen clock ``now`` and the call limits. A process never serves an episode with another
-  ``now`` or environment.
+- Processes are pooled per key: the whole spec (command, args, env, version...), the call limits
+  and, for a user's server, the task's frozen clock ``now``: such a process never serves an
+  episode with another ``now`` or environment.
 - A user's server serves one episode at a time (concurrent episodes get their own processes),
-  so no session state or interleaved call is shared. Only bundled read-only servers, whose tools
-  are pure functions run one call at a time, serve up to ``MAX_SHARE`` running episodes at once.
+  so no session state or interleaved call is shared. A bundled server serves up to ``MAX_SHARE``
+  running episodes at once, under any frozen clock: each call names its episode's sandbox and
+  time in its ``_meta`` (``episode_binding``), the server works in that sandbox at that time
+  (``bundled.servers._runtime``), and its tools run one call at a time.
 - A pooled process runs in its own empty working directory (its ``MCPTRIALS_SANDBOX``), never
   in an episode's sandbox. After each episode the directory is checked: a server that wrote
   anything there is not stateless, so the process is retired, the key is never pooled again in
   this run, and the episode is reported as an infrastructure error (``server_reuse``) so it is
   re-run with a fresh server instead of being scored.
 - Before a process is handed out it must answer a tool listing identical to the one it gave at
-  start-up; a process that crashed, hangs or changed its tools is replaced. A process whose
-  episode saw a crash, a timeout or an abandoned call is never handed out again.
+  start-up (a bundled one: a prompt listing); a process that crashed, hangs or changed its tools
+  is replaced. A process whose episode saw a crash, a timeout or an abandoned call is never
+  handed out again.
 
 ``MCPTRIALS_REUSE=0`` turns reuse off for a whole run (``run --no-reuse`` likewise).
 """
@@ -34,6 +36,7 @@ import functools
 import itertools
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -90,11 +93,11 @@ def reuse_reason(spec: ServerSpec) -> tuple[bool, str]:
     if marked is not None:
         return bool(marked), "marked \"reuse\": " + ("true" if marked else "false") + " in its config"
     if "bundled" in spec.tags:
-        if spec.dynamism in {"static", "live_read"} and _shipped_read_only(spec.name):
+        if not _runs_shipped(spec):
+            return False, "tagged bundled but not run from the shipped code"
+        if _shipped_read_only(spec.name):
             return True, f"a bundled {spec.dynamism} server (reads shipped data and the frozen clock only)"
-        if bound_spec(spec):
-            return True, "a bundled stateful server (its state lives in the episode sandbox, which each call names)"
-        return False, "a bundled stateful server not run from the shipped code"
+        return True, "a bundled stateful server (its state lives in the episode sandbox, which each call names)"
     return False, "a third-party server not marked \"reuse\": true"
 
 
@@ -108,26 +111,31 @@ def _shipped_read_only(name: str) -> bool:
     return shipped is not None and shipped.dynamism in {"static", "live_read"}
 
 
-def bound_spec(spec: ServerSpec) -> bool:
-    """Whether ``spec`` runs a shipped bundled stateful server's own module (directly or behind the evolution proxy).
+def _runs_shipped(spec: ServerSpec) -> bool:
+    """Whether ``spec`` runs the shipped bundled server of its name (directly or behind the evolution proxy).
 
-    Such a server keeps no state in memory, only in sandbox files, and works in the sandbox a call's
-    ``_meta`` names (``bundled.servers._runtime``): one process can serve episode after episode, each
-    call working in its own episode's sandbox.
+    Such a server keeps no state in memory (stateful ones keep it in sandbox files only) and works in the
+    sandbox and at the time a call's ``_meta`` names (``bundled.servers._runtime``).
     """
     if "bundled" not in spec.tags or spec.reuse is not None or spec.transport != "stdio":
         return False
     from mcptrials.bundled.world import bundled_servers
 
+    ours = {sys.executable, "python", "python3"}  # this interpreter, so this installation's code
     module = ["-m", f"mcptrials.bundled.servers.{spec.name}"]
     direct = spec.args == module
-    proxied = spec.args[:2] == ["-m", "mcptrials.evolve.proxy"] and spec.args[-2:] == module
-    shipped = bundled_servers().get(spec.name)
-    return shipped is not None and shipped.dynamism not in {"static", "live_read"} and (direct or proxied)
+    proxied = (spec.args[:2] == ["-m", "mcptrials.evolve.proxy"] and spec.args[-2:] == module
+               and len(spec.args) >= 5 and spec.args[-3] in ours and spec.args[-4] == "--upstream-command")
+    return spec.command in ours and spec.name in bundled_servers() and (direct or proxied)
+
+
+def bound_spec(spec: ServerSpec) -> bool:
+    """Whether ``spec`` runs a shipped bundled *stateful* server, whose every call names its episode's sandbox."""
+    return _runs_shipped(spec) and not _shipped_read_only(spec.name)
 
 
 MAX_SHARE = 8
-"""Most episodes one shareable (bundled read-only) process serves at the same time."""
+"""Most episodes one shareable (bundled) process serves at the same time."""
 
 
 def shareable_spec(spec: ServerSpec) -> bool:
