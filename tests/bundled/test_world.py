@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from pathlib import Path
@@ -88,9 +89,13 @@ def test_alternatives_corpus_is_judged_right(version: str) -> None:
     assert all(classes.count(c) >= 15 for c in (*ACCEPT_CLASSES, *REJECT_CLASSES))
     lineages = Lineages(LINEAGES_DIR)
     servers, v_tasks = versioned_world(bundled_servers(), tasks, lineages, version)
-    results = anyio.run(play, servers, v_tasks, corpus, version, lineages.chains_at(version))
+    results = anyio.run(play, servers, v_tasks, corpus, version, lineages.chains_at(version))  # servers reused
     assert len(results) == len(corpus)
     assert [(r.task_id, r.alt_id, r.detail) for r in results if not r.right] == []
+    if version == "v0":  # every verdict, and why, is the same with a fresh server per episode
+        fresh = anyio.run(functools.partial(play, servers, v_tasks, corpus, version, reuse=False))
+        assert [(r.task_id, r.alt_id, r.accepted, r.detail) for r in fresh] == \
+            [(r.task_id, r.alt_id, r.accepted, r.detail) for r in results]
 
 
 async def test_clock_follows_the_frozen_time_over_stdio(tmp_path: Path) -> None:

@@ -226,8 +226,10 @@ def _explain(score: Any, episode: Any) -> str:
 
 async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alternatives: Sequence[Alternative],
                version: str = "v0", chains_of: Any = None, concurrency: int = 4,
-               on_result: Callable[[AltResult], None] | None = None) -> list[AltResult]:
+               on_result: Callable[[AltResult], None] | None = None, reuse: bool = True) -> list[AltResult]:
     """Play each alternative through the ReAct loop with a scripted model and score it.
+
+    Servers are reused as in a run (``servers.pool``) unless ``reuse`` is False: then each is fresh.
 
     ``chains_of(task)`` gives the plan chains of the task's servers at ``version`` (none on v0);
     ``on_result`` hears of each result as it comes (a progress bar).
@@ -235,6 +237,7 @@ async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alterna
     from mcptrials.agents.react import ReactAgent
     from mcptrials.models.scripted import Script, ScriptedModel
     from mcptrials.run.runner import RunPlan, run_episode, score_episode
+    from mcptrials.servers.pool import idle_limit, server_pool
 
     by_id = {t.id: t for t in tasks}
     limiter = anyio.Semaphore(concurrency)
@@ -262,7 +265,7 @@ async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alterna
         if on_result is not None:
             on_result(result)
 
-    async with anyio.create_task_group() as tg:
+    async with server_pool(reuse, max_idle=idle_limit(len(servers), concurrency)), anyio.create_task_group() as tg:
         for alt in alternatives:
             if alt.task in by_id:
                 tg.start_soon(one, alt)
