@@ -14,6 +14,7 @@ from fake_openai import FakeOpenAI, completion
 from mcptrials.model import ElicitationRule, PlannedCall, ServerSpec, Task, TaskSpec, ValueCheckpoint
 from mcptrials.models.openai_provider import OpenAIModel
 from mcptrials.models.retry import RetryPolicy
+from mcptrials.servers import forkserver
 from mcptrials.servers.blobs import BlobStore
 from mcptrials.servers.client import PROGRESS_EVENTS_CAP, SAMPLING_PER_CALL, ClientSetup
 from mcptrials.servers.clock import faketime_available
@@ -176,13 +177,17 @@ def test_frozen_clock_reaches_python_node_and_npx_servers(launch: str, tmp_path:
 
 
 @pytest.mark.skipif(not faketime_available(), reason="libfaketime (Debian package faketime) not installed")
-def test_time_sleep_works_under_a_frozen_clock_and_the_fork_server_outlives_a_failed_child(tmp_path: Path) -> None:
+def test_time_sleep_works_under_a_frozen_clock_and_the_fork_server_outlives_a_failed_child(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """libfaketime 0.9.10 breaks ``time.sleep`` (EINVAL) when the monotonic clock stays real.
 
-    A server calling it under a task's frozen clock must still answer, and its guard's own pause at exit
-    must not fail either: that failure once unwound a forked child into the fork server's loop, which
-    removed the fork server's socket, and every later server start of the run failed.
+    A server forked under a task's frozen clock must still answer when it calls it, and its guard's own
+    pause at exit must not fail either: that failure once unwound a forked child into the fork server's
+    loop, which removed the fork server's socket, and every later server start of the run failed.
+    (Once ``MAX_CLOCK_TEMPLATES`` clocks have fork servers, further clocks start cold: a fresh registry
+    keeps earlier tests' clocks from sending this one down that path.)
     """
+    monkeypatch.setattr(forkserver, "_instances", {})
     now = "2026-04-13T09:00:00+00:00"
     spec = adversarial("clock")
 
