@@ -13,6 +13,7 @@ sys.path.insert(0, str(SUPPORT))
 
 from browser import chromium  # noqa: E402,F401  (headless Chromium fixture, tests/support/browser.py)
 from fake_openai import FakeOpenAI  # noqa: E402
+from npm_servers import npm_bin  # noqa: E402,F401  (npm MCP servers, tests/support/npm_servers.py)
 from pg_cluster import postgres_server, postgres_url  # noqa: E402,F401  (throwaway PostgreSQL, tests/support/pg_cluster.py)
 from ray_head import ray_address  # noqa: E402,F401  (throwaway Ray head node, tests/support/ray_head.py)
 
