@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 from fake_openai import FakeOpenAI, completion
+from npm_servers import NPM_PREFIX
 
 from mcptrials.model import ElicitationRule, PlannedCall, ServerSpec, Task, TaskSpec, ValueCheckpoint
 from mcptrials.models.openai_provider import OpenAIModel
@@ -26,7 +27,7 @@ from mcptrials.servers.statewatch import watched_places
 from mcptrials.servers.toolbox import Limits, open_toolbox
 
 SERVER = Path(__file__).with_name("adversarial_server.py")
-NPM_SDK = Path.home() / ".cache" / "mcptrials-npm" / "node_modules" / "@modelcontextprotocol" / "sdk" / "dist" / "esm"
+NPM_SDK = NPM_PREFIX / "node_modules" / "@modelcontextprotocol" / "sdk" / "dist" / "esm"
 
 
 def adversarial(name: str = "adv", *args: str, script: Path = SERVER) -> ServerSpec:

@@ -19,9 +19,12 @@ SECRET = "s3cr3t-Pw"
 ENV = {**os.environ, "COLUMNS": "200"}
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcptrials.cli", *args], capture_output=True, text=True, env=ENV,
-                          timeout=120)
+def _cli(*args: str, hide: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a child; ``hide`` names a module made unimportable there."""
+    start = ["-m", "mcptrials.cli"] if hide is None else [
+        "-c", f"import sys; sys.modules[{hide!r}] = None; from mcptrials.cli import main; "
+              "sys.argv = ['mcptrials', *sys.argv[1:]]; main()"]
+    return subprocess.run([sys.executable, *start, *args], capture_output=True, text=True, env=ENV, timeout=120)
 
 
 @pytest.mark.parametrize("url", [
@@ -43,12 +46,7 @@ def test_a_password_in_the_query_string_is_never_printed_by_the_cli() -> None:
 
 def test_an_error_hint_in_brackets_is_printed_as_written() -> None:
     """Rich markup would eat "[postgres]" out of "pip install 'mcptrials[postgres]'"."""
-    # the asyncpg driver made missing in the child (ray may have installed it here)
-    hide = ("import sys; sys.modules['asyncpg'] = None; from mcptrials.cli import main; "
-            "sys.argv = ['mcptrials', *sys.argv[1:]]; main()")
-    done = subprocess.run([sys.executable, "-c", hide, "report", "--db",
-                           f"postgresql+asyncpg://me:{SECRET}@127.0.0.1:1/results"],
-                          capture_output=True, text=True, env=ENV, timeout=120)
+    done = _cli("report", "--db", f"postgresql+asyncpg://me:{SECRET}@127.0.0.1:1/results", hide="asyncpg")
     assert done.returncode == 2
     assert "pip install 'mcptrials[postgres]'" in done.stderr
     assert SECRET not in done.stdout + done.stderr

@@ -54,8 +54,9 @@ def test_dead_or_silent_holders_are_taken_over_live_ones_are_not(any_store_url: 
         acquire(store, "alive-here", "mine", "x")
 
 
-def _run_cmd(example_tasks_path: Path, db: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "mcptrials.cli", "run", "--agent", "reference", "--tasks", str(example_tasks_path),
+def _run_cmd(example_tasks_path: Path, db: str, *extra: str, who: tuple[str, ...] = ("--agent", "reference")
+             ) -> list[str]:
+    return [sys.executable, "-m", "mcptrials.cli", "run", *who, "--tasks", str(example_tasks_path),
             "--servers", str(example_tasks_path.with_name("servers.json")), "--concurrency", "1", "--db", db, *extra]
 
 
@@ -70,8 +71,8 @@ def test_second_identical_run_is_told_another_run_holds_the_store(tmp_path: Path
         return completion("Done.")
 
     with FakeOpenAI(responder=held) as fake:
-        cmd = _run_cmd(example_tasks_path, db, "--attempts", "3")
-        cmd[cmd.index("--agent"):cmd.index("--agent") + 2] = ["--model", "openai:m", "--base-url", fake.base_url]
+        model = ("--model", "openai:m", "--base-url", fake.base_url)
+        cmd = _run_cmd(example_tasks_path, db, "--attempts", "3", who=model)
         env = {**os.environ, "COLUMNS": "200", "OPENAI_API_KEY": "sk-test"}
         first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         try:

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import SupportsIndex
@@ -131,8 +132,6 @@ def serve(sock_path: str) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle; it closes our stdin
     if os.environ.get("FAKETIME"):  # a clock template: its children inherit a time.sleep that works under it
-        import time
-
         time.sleep = _sleep_without_clock_nanosleep
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -152,8 +151,6 @@ def serve(sock_path: str) -> None:
 def _sleep_without_clock_nanosleep(seconds: float | SupportsIndex) -> None:
     """``time.sleep`` for processes under libfaketime, whose ``clock_nanosleep`` wrapper (0.9.10, Debian 12)
     fails with EINVAL when the monotonic clock is left real, as a frozen clock leaves it."""
-    import time
-
     length = float(seconds)
     if length < 0:
         raise ValueError("sleep length must be non-negative")
