@@ -1,8 +1,10 @@
-"""Re-scoring in worker processes gives exactly the in-process scores, even while this process runs threads."""
+"""Re-scoring in helper processes gives exactly the in-process scores, even while this process runs threads."""
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -11,12 +13,14 @@ import pytest
 from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.bundled.world import bundled_servers, bundled_tasks
 from mcptrials.run.runner import RunPlan, execute
+from mcptrials.scoring import rescore as rescoring
 from mcptrials.scoring.rescore import rescore
 from mcptrials.store.db import Store
 
 
 @pytest.mark.timeout(300)
-def test_workers_score_like_one_process_while_a_thread_holds_a_lock(tmp_path: Path) -> None:
+def test_workers_score_like_one_process_while_a_thread_holds_a_lock(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store(tmp_path / "r.db")
     plan = RunPlan(servers=dict(bundled_servers()), tasks=bundled_tasks()[:4], agent=ReferenceAgent(), model=None)
     anyio.run(execute, plan, store)
@@ -33,6 +37,16 @@ def test_workers_score_like_one_process_while_a_thread_holds_a_lock(tmp_path: Pa
         with held:
             release.wait(60)
 
+    scored_by: list[int] = []
+    chunks = rescoring._scored_chunks
+
+    def spy(*args: object) -> Iterator[rescoring._Scored]:
+        for scored in chunks(*args):  # type: ignore[arg-type]
+            scored_by.append(scored.pid)
+            yield scored
+
+    monkeypatch.setattr(rescoring, "_scored_chunks", spy)
+    monkeypatch.setattr(rescoring, "_WAIT_FOR_HELPERS", True)  # four episodes are otherwise done before they start
     thread = threading.Thread(target=holder, daemon=True)
     thread.start()
     try:
@@ -41,3 +55,4 @@ def test_workers_score_like_one_process_while_a_thread_holds_a_lock(tmp_path: Pa
         release.set()
         thread.join()
     assert dump() == alone
+    assert len(scored_by) == 4 and any(pid != os.getpid() for pid in scored_by), scored_by

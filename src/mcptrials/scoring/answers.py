@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, time
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
@@ -44,9 +44,25 @@ are looked for in it. Scoped to one episode (``forget_scans`` at the start of ea
 nothing carries over between episodes and re-scoring figures on copied episodes stay honest."""
 
 
+_NORMS: dict[tuple[str, bool], str] = {}
+"""Answer and tool-result texts already normalised, by (text, fold): same scope as ``_SCANS``."""
+
+
 def forget_scans() -> None:
-    """Drop the mentions found so far (called before grading each episode)."""
+    """Drop the mentions and normalised texts found so far (called before grading each episode)."""
     _SCANS.clear()
+    _NORMS.clear()
+
+
+def _normalised(text: str, fold: bool = True) -> str:
+    """:func:`normalise_text` of a text read several times while grading one episode, done once."""
+    key = (text, fold)
+    found = _NORMS.get(key)
+    if found is None:
+        if len(_NORMS) > 64:
+            _NORMS.clear()
+        found = _NORMS[key] = normalise_text(text, fold=fold)
+    return found
 
 
 def _scanned(kind: str, text: str, scan: Any) -> tuple[Any, ...]:
@@ -152,12 +168,24 @@ def _decimals_of(value: float) -> int:
 
 def number_matches(found: NumberMention, expected: float, tol: float | None) -> bool:
     """Whether a written number states ``expected``: within ``tol``, or rounded correctly."""
+    return _stating(expected, tol)(found)
+
+
+def _stating(expected: float, tol: float | None) -> Callable[[NumberMention], bool]:
+    """:func:`number_matches` for one expected value, prepared once for all the numbers of a text."""
+    slack = 1e-9 * max(1.0, abs(expected))
     if tol is not None:
-        return abs(found.value - expected) <= tol + 1e-9 * max(1.0, abs(expected))
-    if found.decimals < min(_decimals_of(expected), 1) and found.scale == 1.0:
-        return False  # "42" does not state 42.16
-    step = 10.0 ** (-found.decimals) * found.scale
-    return abs(found.value - expected) <= step / 2 + 1e-9 * max(1.0, abs(expected))
+        bound = tol + slack
+        return lambda found: abs(found.value - expected) <= bound
+    least = min(_decimals_of(expected), 1)
+
+    def test(found: NumberMention) -> bool:
+        if found.decimals < least and found.scale == 1.0:
+            return False  # "42" does not state 42.16
+        step = 10.0 ** (-found.decimals) * found.scale
+        return abs(found.value - expected) <= step / 2 + slack
+
+    return test
 
 
 # --------------------------------------------------------------------------- dates and times
@@ -167,12 +195,14 @@ _MONTHS = {name: i for i, names in enumerate(
      ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
      ("november", "nov"), ("december", "dec")], start=1) for name in names}
 _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DATE_PATTERNS = [
-    re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)"),
-    re.compile(r"(?<!\d)(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?!\d)"),
-    re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? " + _MONTH + r"(?:,? (?P<y>\d{4}))?(?!\w)"),
-    re.compile(r"(?<![\w])" + _MONTH + r" (?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,? (?P<y>\d{4}))?(?![\w])"),
-    re.compile(r"(?<![\d/.])(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4})(?!\d)"),
+_MONTH_STEMS = tuple(sorted({name[:3] for name in _MONTHS}))  # every month name starts with one of these
+_DATE_PATTERNS = [  # (a text holds one of these or the pattern cannot match: a cheap test before its scan, pattern)
+    (("-",), re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)")),
+    (("/",), re.compile(r"(?<!\d)(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?!\d)")),
+    (_MONTH_STEMS, re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? " + _MONTH
+                              + r"(?:,? (?P<y>\d{4}))?(?!\w)")),
+    (_MONTH_STEMS, re.compile(r"(?<![\w])" + _MONTH + r" (?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,? (?P<y>\d{4}))?(?![\w])")),
+    (("/", "."), re.compile(r"(?<![\d/.])(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4})(?!\d)")),
 ]
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?:(?P<sep>[:.h])(?P<mi>\d{2}))?(?::\d{2})?\s?(?P<ampm>a\.?m\.?|p\.?m\.?)?(?![\d\w])"
@@ -190,7 +220,9 @@ class DateMention(Mention):
 def date_mentions(text: str) -> list[DateMention]:
     """Every calendar date written in ``text``: ISO, '13 April 2026', 'April 13', '13/04/2026'."""
     out: list[DateMention] = []
-    for pattern in _DATE_PATTERNS:
+    for needs, pattern in _DATE_PATTERNS:
+        if not any(literal in text for literal in needs):
+            continue
         for m in pattern.finditer(text):
             groups = m.groupdict()
             year = int(groups["y"]) if groups.get("y") else None
@@ -219,6 +251,7 @@ class TimeMention(Mention):
     explicit: bool
 
 
+_CLOCKLIKE = re.compile(r"[:h]\d\d|[ap]\.?m")
 _TIME_RANGE = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?\s?(?:-|to|until|till)\s?(?P<h2>\d{1,2})(?::\d{2})?\s?"
     r"(?P<ampm>a\.?m\.?|p\.?m\.?)(?![\w])"
@@ -228,6 +261,8 @@ _TIME_RANGE = re.compile(
 def time_mentions(text: str) -> list[TimeMention]:
     """Every clock time in ``text``: '09:00', '9:00', '9am', '9.30 p.m.', '21h30', and the start of
     a range whose am/pm comes at its end ('1:30-2:15pm', '4-5pm')."""
+    if not _CLOCKLIKE.search(text):  # every time kept below has "[:h]" and two digits, or am/pm
+        return []
     out = []
     for m in _TIME_RANGE.finditer(text):
         hour, minute = int(m["h"]), int(m["mi"] or 0)
@@ -282,39 +317,63 @@ def _valid_date(text: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=8192)
+def _reading(expected: str) -> tuple[str, Any]:
+    """How an expected text is looked for, decided once per text (task values repeat):
+    ``date``, ``datetime`` (date, clock), ``clock`` (hour, minute), ``number`` (value, signed)
+    or ``text`` (the stripped text)."""
+    raw = expected.strip()
+    if _ISO_DATE.match(raw) and _valid_date(raw):
+        return "date", date.fromisoformat(raw)
+    dt = _ISO_DATETIME.match(raw)
+    if dt and _valid_date(dt.group(1)) and int(dt.group(2)) < 24 and int(dt.group(3)) < 60:
+        return "datetime", (dt.group(1), f"{dt.group(2)}:{dt.group(3)}")
+    clock = _CLOCK.match(raw)
+    if clock and int(clock.group(1)) < 24 and int(clock.group(2)) < 60:
+        return "clock", (int(clock.group(1)), int(clock.group(2)))
+    if _NUMERIC.match(raw):
+        return "number", (float(raw), raw.startswith("+"))
+    return "text", raw
+
+
 def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None, fold: bool = True) -> list[Mention]:
     """Where ``expected`` is stated in a text already passed through :func:`normalise_text`; empty when it is not."""
     if isinstance(expected, bool):
         expected = str(expected).lower()
     if isinstance(expected, int | float):
-        return [m for m in _scanned("number", norm, number_mentions) if number_matches(m, float(expected), tol)]
-    raw = expected.strip()
-    if _ISO_DATE.match(raw) and _valid_date(raw):
-        want = date.fromisoformat(raw)
-        return [m for m in _scanned("date", norm, date_mentions)
-                if (m.month, m.day) == (want.month, want.day) and m.year in (None, want.year)]
-    dt = _ISO_DATETIME.match(raw)
-    if dt and _valid_date(dt.group(1)) and int(dt.group(2)) < 24 and int(dt.group(3)) < 60:
-        days = find_in_normalised(norm, dt.group(1))
-        times = find_in_normalised(norm, f"{dt.group(2)}:{dt.group(3)}")
-        return sorted(days + times, key=lambda m: m.start) if days and times else []
-    clock = _CLOCK.match(raw)
-    if clock and int(clock.group(1)) < 24 and int(clock.group(2)) < 60:
-        want_t = time(int(clock.group(1)), int(clock.group(2)))
-        return [m for m in _scanned("time", norm, time_mentions) if (m.hour, m.minute) == (want_t.hour, want_t.minute)]
-    if _NUMERIC.match(raw):
-        found = find_in_normalised(norm, float(raw), tol=tol)
-        if raw.startswith("+"):  # "+0.36" claims a rise: only an explicitly signed number states it
+        return list(filter(_stating(float(expected), tol), _scanned("number", norm, number_mentions)))
+    kind, reading = _reading(expected)
+    if kind == "text":
+        return list(_bounded(norm, _needle(reading, fold)))
+    if kind == "number":
+        found = find_in_normalised(norm, reading[0], tol=tol)
+        if reading[1]:  # "+0.36" claims a rise: only an explicitly signed number states it
             found = [m for m in found if isinstance(m, NumberMention) and m.signed]
         return found
-    return list(_bounded(norm, _needle(raw, fold)))
+    if kind == "date":
+        return [m for m in _scanned("date", norm, date_mentions)
+                if (m.month, m.day) == (reading.month, reading.day) and m.year in (None, reading.year)]
+    if kind == "clock":
+        return [m for m in _scanned("time", norm, time_mentions) if (m.hour, m.minute) == reading]
+    days = find_in_normalised(norm, reading[0])
+    times = find_in_normalised(norm, reading[1])
+    return sorted(days + times, key=lambda m: m.start) if days and times else []
 
 
 def states(text: str, expected: Scalar | Sequence[Scalar], *, tol: float | None = None, fold: bool = True) -> bool:
     """Whether ``text`` states ``expected`` (or one of several expected values)."""
     options: list[Scalar] = list(expected) if isinstance(expected, list | tuple) else [expected]  # type: ignore[list-item]
-    norm = normalise_text(text, fold=fold)
+    norm = _normalised(text, fold)
     return any(find_in_normalised(norm, option, tol=tol, fold=fold) for option in options)
+
+
+def _literal(expected: Scalar, fold: bool) -> str | None:
+    """The needle :func:`find_in_normalised` looks for as plain text, or None when it reads the value
+    as a number, date or time (then only a scan of the text can tell whether it is stated)."""
+    if isinstance(expected, bool | int | float):
+        return None
+    kind, reading = _reading(expected)
+    return _needle(reading, fold) if kind == "text" else None
 
 
 # --------------------------------------------------------------------------- facts bound to labels
@@ -465,6 +524,30 @@ def tables_as_sentences(text: str) -> str:
     return "\n".join(out)
 
 
+def _facts_text(text: str, fold: bool) -> str:
+    """The normalised text facts are read in: table rows rewritten as sentences (once per episode)."""
+    key = ("\x00facts\x00" + text, fold)  # (a key no plain text of _normalised can have)
+    found = _NORMS.get(key)
+    if found is None:
+        if len(_NORMS) > 64:
+            _NORMS.clear()
+        found = _NORMS[key] = normalise_text(tables_as_sentences(text), fold=fold)
+    return found
+
+
+def facts_stated(text: str, facts: Sequence[Fact], *, fold: bool = True) -> bool:
+    """Whether every fact is stated (``check_facts`` all stated), rejecting early a text that lacks a
+    fact's every label or every value where these are plain words (no scan of numbers is needed)."""
+    norm = _facts_text(text, fold)
+    for fact in facts:
+        for options in (fact.labels, fact.values):
+            needles = [_literal(option, fold) for option in options]
+            if all(needle is not None for needle in needles) and not any(
+                    needle and needle in norm for needle in needles):
+                return False
+    return all(v.stated for v in check_facts(text, facts, fold=fold))
+
+
 def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[FactVerdict]:
     """Judge each fact: its value must be bound to its label in some sentence.
 
@@ -475,7 +558,7 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
     "A: 40, B: 12" and "40 for A, 12 for B" state neither. Markdown table rows are read with
     their column headers (:func:`tables_as_sentences`).
     """
-    norm = normalise_text(tables_as_sentences(text), fold=fold)
+    norm = _facts_text(text, fold)
     tokens = _tokens(norm, facts, fold)
     stated: set[int] = set()
     for start, end in sentence_bounds(norm):
@@ -501,27 +584,46 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
 
 def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True) -> list[Scalar]:
     """The values of ``values`` that ``text`` states (and must not)."""
-    norm = normalise_text(text, fold=fold)
+    norm = _normalised(text, fold)
     return [v for v in values if find_in_normalised(norm, v, fold=fold)]
 
 
 
 
-def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False) -> list[str]:
+def _has(checks: ValueCheckpoint | StateCheckpoint, text: str, value: Scalar | list[Scalar], verbatim: bool) -> bool:
+    """Whether ``text`` holds one ``contains`` item (a list item: any of its values)."""
+    fold = checks.case == "insensitive"
+    return states(text, value, fold=fold) or (verbatim and any(
+        normalise_text(str(x), fold=fold) in _normalised(text, fold) for x in (value if isinstance(value, list)
+                                                                               else [value])))
+
+
+def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
+               absent: bool = True) -> bool:
+    """Whether :func:`text_problems` is empty, deciding at the first problem (re-scoring speed)."""
+    if checks.contains:
+        test = all if checks.mode == "all" else any
+        if not test(_has(checks, text, v, verbatim) for v in checks.contains):
+            return False
+    if checks.facts and not facts_stated(text, checks.facts):
+        return False
+    return not (absent and checks.absent and absent_violations(text, checks.absent))
+
+
+def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
+                  absent: bool = True) -> list[str]:
     """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
 
     ``contains`` values are found normalised and at word starts ("G3" is not in "G31"); in a tool
     result (``verbatim``), a value copied out of it is also found as a plain substring.
+    ``absent``: False leaves the checkpoint's ``absent`` claims unchecked.
     """
-    fold = checks.case == "insensitive"
-    norm = normalise_text(text, fold=fold) if verbatim else ""
-    found = [v for v in checks.contains if states(text, v, fold=fold) or (  # a list item: any of its values
-        verbatim and any(normalise_text(str(x), fold=fold) in norm for x in (v if isinstance(v, list) else [v])))]
+    found = [v for v in checks.contains if _has(checks, text, v, verbatim)]
     problems = []
     if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
         problems.append(f"missing {[v for v in checks.contains if v not in found]}")
     problems += [v.detail for v in check_facts(text, checks.facts) if not v.stated]
-    claimed = absent_violations(text, checks.absent)
+    claimed = absent_violations(text, checks.absent) if absent else []
     if claimed:
         problems.append(f"states {claimed}, which must not be claimed")
     return problems

@@ -28,7 +28,7 @@ from mcptrials.model import (
     ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.answers import absent_violations, forget_scans, text_problems
+from mcptrials.scoring.answers import absent_violations, forget_scans, text_holds, text_problems
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
 from mcptrials.scoring.state import check_state
 
@@ -49,14 +49,15 @@ def _successful(episode: Episode, tools: Mapping[str, ToolInfo] | None) -> Calls
 
 
 def _check_effect(cp: ToolEffectCheckpoint, calls: Calls) -> tuple[CheckpointResult, list[int]]:
-    members = cp.all_members()
-    names = [m.tool for m in members]
+    members = [(tool, cp.must_include, cp.must_match) for tool in cp.tools]  # cp.all_members(), as tuples
+    members += [(m.tool, m.must_include, m.must_match) for m in cp.members]
+    names = [tool for tool, _, _ in members]
     candidates = [(c, a) for c, a in calls if c.name in names]
     if not candidates:
         return CheckpointResult(id=cp.id, passed=False, failure="missing_effect",
                                 detail=f"no successful call of {' | '.join(dict.fromkeys(names))}"), []
     met = [c.index for c, args in candidates
-           if any(m.tool == c.name and arguments_satisfy(args, m.must_include, m.must_match) for m in members)]
+           if any(tool == c.name and arguments_satisfy(args, include, match) for tool, include, match in members)]
     if met:
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0],
                                 detail=f"met at step {met[0]}"), met
@@ -70,7 +71,9 @@ def effect_steps(cp: ToolEffectCheckpoint, episode: Episode, tools: Mapping[str,
     return _check_effect(cp, _successful(episode, tools))[1]
 
 
-def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[CheckpointResult, list[int]]:
+def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode,
+                 every_step: bool = True) -> tuple[CheckpointResult, list[int]]:
+    """``every_step``: find every step that meets it (a partial order reads them), else the first."""
     haystacks: list[tuple[int, str, bool]] = []  # (step, text, is a tool result)
     if cp.source in {"tool_result", "any"}:
         haystacks += [(c.index, c.content, True) for c, _ in calls if not cp.tools or c.name in cp.tools]
@@ -81,17 +84,17 @@ def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode) -> tuple[C
         if claimed:
             return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                                     detail=f"states {claimed}, which must not be claimed"), []
-    positive = cp.model_copy(update={"absent": []})
-    met = [index for index, text, raw in haystacks if not text_problems(positive, text, verbatim=raw)]
+    meeting = (index for index, text, raw in haystacks if text_holds(cp, text, verbatim=raw, absent=False))
+    met = list(meeting) if every_step else [first for first in [next(meeting, None)] if first is not None]
     if not met and len(haystacks) > 1 and cp.source == "tool_result" and not cp.facts:
         # values spread over several results: all seen by the last of them
         seen = "\n".join(text for _, text, _ in haystacks)
-        if not text_problems(positive, seen, verbatim=True):
+        if text_holds(cp, seen, verbatim=True, absent=False):
             met = [haystacks[-1][0]]
     if met:
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0], detail=f"found by step {met[0]}"), met
     where = {"final_message": "the final answer", "tool_result": "any tool result", "any": "any result or answer"}
-    problems = text_problems(positive, haystacks[-1][1], verbatim=haystacks[-1][2]) if haystacks \
+    problems = text_problems(cp, haystacks[-1][1], verbatim=haystacks[-1][2], absent=False) if haystacks \
         else ["nothing to read"]
     return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
                             detail=f"not in {where[cp.source]}: {'; '.join(problems)}"), []
@@ -147,12 +150,13 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     results: list[CheckpointResult] = []
     met: dict[str, list[int]] = {}
     end = len(episode.steps) + 1
+    ordered = {c for pair in task.spec.partial_order for c in pair}
     for cp in task.spec.checkpoints:
         try:
             if isinstance(cp, ToolEffectCheckpoint):
                 result, steps = _check_effect(cp, calls)
             elif isinstance(cp, ValueCheckpoint):
-                result, steps = _check_value(cp, calls, episode)
+                result, steps = _check_value(cp, calls, episode, every_step=cp.id in ordered)
             else:
                 result = check_state(cp, episode.state)
                 steps = [end] if result.passed else []

@@ -1,16 +1,20 @@
 """Re-grade stored episodes: a benchmark fix means re-scoring, never re-running.
 
-Re-scoring is bulk work: episodes are read in chunks by primary key, parsed and scored in worker
-processes (forked, so the task definitions and tool catalog are shared, not copied), and each
-chunk's scores and outcomes are written in one transaction with two executemany statements.
+Re-scoring is bulk work: episodes are read in chunks by primary key, parsed and scored in this
+process and, for large stores, in helper processes too, and each chunk's scores and outcomes are
+written in one transaction with two executemany statements.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from typing import Any
 
 from mcptrials.model import Episode, Task, ToolInfo, split_qualified
@@ -18,7 +22,7 @@ from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.store.db import Store, outcome_of, score_row, task_for
 
-CHUNK = 2000
+CHUNK = 500
 """Episodes per read, per worker job and per write transaction."""
 
 
@@ -40,6 +44,8 @@ class _Scored:
     outcomes: dict[str, str] = field(default_factory=dict)
     missing: set[str] = field(default_factory=set)
     seen: int = 0
+    pid: int = field(default_factory=os.getpid)
+    """The process that scored it."""
 
 
 @dataclass
@@ -122,17 +128,68 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
 
 
 def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
-    """Scored chunks in order; with several workers, at most 2 per worker are in flight (bounded memory)."""
+    """Scored chunks as they finish; this process scores too, so ``workers`` processes score in all.
+
+    The helper processes start in the background (about a second) while this process scores the
+    first chunks; once they are up, a chunk goes to them while fewer than two per helper are in
+    flight (bounded memory), and this process scores the next one itself otherwise.
+    """
     chunks = store.episode_json_chunks(chunk)
     if workers <= 1:
         yield from map(_score_chunk, chunks)
         return
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    with multiprocessing.get_context(method).Pool(workers, initializer=_set_world, initargs=(_WORLD,)) as pool:
-        pending = []
+    helpers = _Helpers(workers - 1)
+    try:
+        pending: deque[AsyncResult[_Scored]] = deque()
         for raw in chunks:
-            pending.append(pool.apply_async(_score_chunk, (raw,)))
-            if len(pending) >= 2 * workers:
-                yield pending.pop(0).get()
-        for job in pending:
-            yield job.get()
+            while pending and pending[0].ready():
+                yield pending.popleft().get()
+            pool = helpers.pool(wait=_WAIT_FOR_HELPERS)
+            if pool is not None and len(pending) < 2 * helpers.count:
+                pending.append(pool.apply_async(_score_chunk, (raw,)))
+            else:
+                yield _score_chunk(raw)
+        while pending:
+            yield pending.popleft().get()
+    finally:
+        helpers.close()
+
+
+_WAIT_FOR_HELPERS = False
+"""Tests set this to have every chunk wait for the helpers (a small store is otherwise scored here alone)."""
+
+
+class _Helpers:
+    """Scoring processes started in a background thread, by a forkserver: never forked from this
+    process, whose threads (a progress bar, an HTTP server) may hold a lock a fork would copy."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._pool: multiprocessing.pool.Pool | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        threading.Thread(target=self._start, name="mcptrials-rescore-pool", daemon=True).start()
+
+    def _start(self) -> None:
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        try:
+            self._pool = multiprocessing.get_context(method).Pool(self.count, initializer=_set_world,
+                                                                  initargs=(_WORLD,))
+        except BaseException as exc:  # raised again in the scoring thread, by pool()
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def pool(self, wait: bool = False) -> multiprocessing.pool.Pool | None:
+        """The helpers' pool once it is up (None while it starts, unless ``wait``)."""
+        if wait:
+            self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        return self._pool if self._ready.is_set() else None
+
+    def close(self) -> None:
+        self._ready.wait()
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import math
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -15,16 +18,57 @@ SCORER = "rules"
 VERSION = "1"
 
 
-@lru_cache(maxsize=4096)
-def _validator(schema_json: str) -> Draft202012Validator | None:
-    import json
+Check = Callable[[Any], bool]
 
+
+@lru_cache(maxsize=4096)
+def _validator(schema_json: str) -> Check | None:
+    """An ``is_valid`` for one schema (JSON Schema 2020-12), or None for an unusable schema.
+
+    The Rust validator of ``jsonschema-rs`` is used where it must agree with the reference
+    ``jsonschema`` package: not for schemas with regular expressions (the two read regex syntax
+    differently) or with references outside the schema (``jsonschema`` does not fetch them).
+    """
     schema = json.loads(schema_json)
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError:
         return None
-    return Draft202012Validator(schema)
+    reference = Draft202012Validator(schema)
+    if not _rust_agrees(schema):
+        return reference.is_valid
+    try:
+        fast = jsonschema_rs.Draft202012Validator(schema)
+    except Exception:  # a schema the Rust validator will not take: the reference one judges it
+        return reference.is_valid
+    return lambda instance: fast.is_valid(instance) if _finite(instance) else reference.is_valid(instance)
+
+
+def _rust_agrees(schema: Any) -> bool:
+    """Whether no part of ``schema`` reads a regex or refers outside the schema."""
+    if isinstance(schema, list):
+        return all(_rust_agrees(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    for key, value in schema.items():
+        if key in {"pattern", "patternProperties", "$dynamicRef", "$recursiveRef"}:
+            return False
+        if key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
+            return False
+        if not _rust_agrees(value):
+            return False
+    return True
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in ``value`` (Python's JSON reads them; the two validators differ on them)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def schema_compliant(arguments: dict[str, Any] | None, schema: Mapping[str, Any]) -> bool:
@@ -33,16 +77,14 @@ def schema_compliant(arguments: dict[str, Any] | None, schema: Mapping[str, Any]
         return False
     held = _BY_SCHEMA.get(id(schema))
     if held is None or held[0] is not schema:
-        import json
-
         if len(_BY_SCHEMA) > 4096:
             _BY_SCHEMA.clear()
         held = _BY_SCHEMA[id(schema)] = (schema, _validator(json.dumps(schema, sort_keys=True)))
     validator = held[1]
-    return True if validator is None else validator.is_valid(arguments)
+    return True if validator is None else validator(arguments)
 
 
-_BY_SCHEMA: dict[int, tuple[Mapping[str, Any], Draft202012Validator | None]] = {}
+_BY_SCHEMA: dict[int, tuple[Mapping[str, Any], Check | None]] = {}
 """Validators by schema object (kept alive here, so an id is never reused while cached): re-scoring
 checks every call against the same few catalog schemas without serialising them each time."""
 

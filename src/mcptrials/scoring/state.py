@@ -151,6 +151,8 @@ def field_of(record: Any, name: str) -> Any:
     """A field of a record by dotted path (``meta.date``, ``to[0]``); ``.`` is the record itself."""
     if name in {".", "$", ""}:
         return record
+    if name != "*" and not name.startswith("$") and "." not in name and "[" not in name:
+        return record.get(name, _ABSENT) if isinstance(record, dict) else _ABSENT  # a plain name: one lookup
     try:
         found = select(record, _steps("$." + name if not name.startswith(("$", "[")) else
                                                ("$" + name if name.startswith("[") else name)))
