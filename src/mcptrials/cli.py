@@ -410,10 +410,16 @@ def score(
             versions = sorted({e.version for e in store.episodes()} - {"v0"})
             for version, _, v_tasks in versioned_worlds({}, fixed, ",".join(versions), lineages) if versions else []:
                 overrides.update({(t.id, version): t for t in v_tasks})
+        # redrawn after each chunk, not by a thread: with no other thread running, scoring helpers can be forked
         with Progress(TextColumn("re-scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err, transient=True) as bar:
+                      console=err, transient=True, auto_refresh=False) as bar:
             job = bar.add_task("re-scoring", total=store.episode_count())
-            count, missing = rescore(store, overrides, on_chunk=lambda n: bar.advance(job, n))
+
+            def advance(n: int) -> None:
+                bar.advance(job, n)
+                bar.refresh()
+
+            count, missing = rescore(store, overrides, on_chunk=advance)
         judged = None
         if judge:
             from mcptrials.judges.apply import judge_stored, judges_from_spec

@@ -221,7 +221,7 @@ def date_mentions(text: str) -> list[DateMention]:
     """Every calendar date written in ``text``: ISO, '13 April 2026', 'April 13', '13/04/2026'."""
     out: list[DateMention] = []
     for needs, pattern in _DATE_PATTERNS:
-        if not any(literal in text for literal in needs):
+        if not any(map(text.__contains__, needs)):
             continue
         for m in pattern.finditer(text):
             groups = m.groupdict()

@@ -40,6 +40,8 @@ def _as_number(value: Any) -> float | None:
 
 def values_equal(actual: Any, expected: Any, insensitive: bool = False) -> bool:
     """Equality that treats 5, 5.0 and "5" alike, recurses into lists and dicts, and can fold case."""
+    if type(actual) is str and type(expected) is str:  # the common case, decided as the last line below would
+        return actual.casefold() == expected.casefold() if insensitive else actual == expected
     if isinstance(expected, bool) or isinstance(actual, bool):
         return actual is expected if isinstance(expected, bool) and isinstance(actual, bool) else False
     if isinstance(expected, int | float) or isinstance(actual, int | float):
@@ -74,9 +76,9 @@ def _text(actual: Any) -> str | None:
     return actual if isinstance(actual, str) else str(actual)
 
 
-def matches(actual: Any, matcher: Matcher) -> bool:
-    """Whether one value satisfies one matcher."""
-    kind = matcher.kind
+def matches(actual: Any, matcher: Matcher, kind: str | None = None) -> bool:
+    """Whether one value satisfies one matcher (``kind``: ``matcher.kind``, when the caller has it)."""
+    kind = kind or matcher.kind
     if kind == "absent":
         text = _text(actual)
         return text is None or not absent_violations(text, matcher.absent or [],

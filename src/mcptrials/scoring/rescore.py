@@ -1,8 +1,9 @@
 """Re-grade stored episodes: a benchmark fix means re-scoring, never re-running.
 
-Re-scoring is bulk work: episodes are read in chunks by primary key, parsed and scored in this
-process and, for large stores, in helper processes too, and each chunk's scores and outcomes are
-written in one transaction with two executemany statements.
+Re-scoring is bulk work. The store is cut into ranges of ``CHUNK`` episodes by primary key; each
+range is read, parsed, scored and written (one transaction, two executemany statements) by one
+process: this one, and for large stores one helper process per further CPU. Only range bounds
+and counts pass between processes, never episodes or scores.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult
-from typing import Any
+
+from sqlalchemy.engine import URL
 
 from mcptrials.model import Episode, Task, ToolInfo, split_qualified
 from mcptrials.scoring.effects import score_effects
@@ -23,7 +25,7 @@ from mcptrials.scoring.rules import score_rules
 from mcptrials.store.db import Store, outcome_of, score_row, task_for
 
 CHUNK = 500
-"""Episodes per read, per worker job and per write transaction."""
+"""Episodes per range: per read, per job and per write transaction."""
 
 
 def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str, ToolInfo]:
@@ -38,14 +40,12 @@ def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str
 
 @dataclass
 class _Scored:
-    """One chunk's result: score rows, new outcomes by episode id, and task ids with no definition."""
+    """One range's result: episodes read, episodes scored, task ids with no definition, who scored it."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    outcomes: dict[str, str] = field(default_factory=dict)
-    missing: set[str] = field(default_factory=set)
     seen: int = 0
+    scored: int = 0
+    missing: set[str] = field(default_factory=set)
     pid: int = field(default_factory=os.getpid)
-    """The process that scored it."""
 
 
 @dataclass
@@ -64,25 +64,32 @@ class _World:
 
 
 _WORLD: _World | None = None
-"""What ``_score_chunk`` scores against: set in this process, or in each worker by ``_set_world``."""
+"""What ranges are scored against: set in this process by ``rescore``, in each helper by ``_set_world``."""
+
+_STORE: Store | None = None
+"""The store ranges are read from and written to (in a helper, its own connection to it)."""
 
 
-PARALLEL_FROM = 10_000
-"""Stores at least this large are re-scored by one worker process per usable CPU."""
+PARALLEL_FROM = 4 * CHUNK
+"""Stores at least this large are re-scored by one process per usable CPU."""
 
 
 def _usable_cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _set_world(world: _World) -> None:
-    global _WORLD
-    _WORLD = world
+def _set_world(world: _World, url: URL) -> None:
+    """A helper's start: the world to score against, and a connection of its own to the store."""
+    global _WORLD, _STORE
+    _WORLD, _STORE = world, Store.reopen(url)
 
 
-def _score_chunk(chunk: list[str]) -> _Scored:
-    assert _WORLD is not None
+def _score_range(bounds: tuple[str, str | None]) -> _Scored:
+    """Read, score and write the episodes with ``after < id <= through`` (``through`` None: to the end)."""
+    assert _WORLD is not None and _STORE is not None
+    chunk = _STORE.episode_json_range(*bounds)
     out = _Scored(seen=len(chunk))
+    rows, outcomes = [], {}
     for data in chunk:
         episode = Episode.model_validate_json(data)
         task = task_for(_WORLD.known, episode.task_id, episode.version)
@@ -91,8 +98,10 @@ def _score_chunk(chunk: list[str]) -> _Scored:
             continue
         tools = _WORLD.tools_for(episode)
         effects = score_effects(task, episode, tools)
-        out.rows += [score_row(effects), score_row(score_rules(episode, tools))]
-        out.outcomes[episode.id] = outcome_of(episode, effects)
+        rows += [score_row(effects), score_row(score_rules(episode, tools))]
+        outcomes[episode.id] = outcome_of(episode, effects)
+    _STORE.write_score_rows(rows, outcomes)
+    out.scored = len(outcomes)
     return out
 
 
@@ -100,55 +109,53 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
             chunk: int = CHUNK, on_chunk: Callable[[int], None] | None = None) -> tuple[int, list[str]]:
     """Score every stored episode again; ``tasks`` ((id, version) -> task) overrides stored definitions.
 
-    ``workers``: scoring processes (default: 1, in this process, below ``PARALLEL_FROM`` episodes; else
-    the usable CPUs: starting workers costs about a second). Workers are started fresh (forkserver),
-    never forked from this process: a fork of a process with threads (a progress bar, an HTTP server)
-    can inherit a held lock and hang.
+    ``workers``: scoring processes, this one included (default: 1 below ``PARALLEL_FROM`` episodes,
+    else the usable CPUs). The helpers are forked when this process runs no other thread, else
+    started by a forkserver (see ``_Helpers``); this process scores chunks while they start.
     ``on_chunk(n)`` is called after each chunk of ``n`` episodes is written (a progress bar).
     Returns the number re-scored and the ids of tasks that could not be found.
     """
-    global _WORLD
+    global _WORLD, _STORE
     known = store.tasks()
     if tasks:
         store.save_tasks(tasks.values())
         known.update(tasks)
-    _WORLD = _World(known, store.tool_catalog())
+    _WORLD, _STORE = _World(known, store.tool_catalog()), store
     workers = workers or (_usable_cpus() if store.episode_count() >= PARALLEL_FROM else 1)
     count, missing = 0, set[str]()
     try:
         for result in _scored_chunks(store, workers, chunk):
-            store.write_score_rows(result.rows, result.outcomes)
-            count += len(result.outcomes)
+            count += result.scored
             missing |= result.missing
             if on_chunk:
                 on_chunk(result.seen)
     finally:
-        _WORLD = None
+        _WORLD, _STORE = None, None
     return count, sorted(missing)
 
 
 def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
-    """Scored chunks as they finish; this process scores too, so ``workers`` processes score in all.
+    """Scored ranges as they finish; this process scores too, so ``workers`` processes score in all.
 
-    The helper processes start in the background (about a second) while this process scores the
-    first chunks; once they are up, a chunk goes to them while fewer than two per helper are in
-    flight (bounded memory), and this process scores the next one itself otherwise.
+    Helpers that start by a forkserver take about half a second, while this process scores the
+    first ranges; once they are up, a range goes to them while fewer than two per helper are in
+    flight, and this process scores the next one itself otherwise.
     """
-    chunks = store.episode_json_chunks(chunk)
+    ranges = store.episode_id_ranges(chunk)
     if workers <= 1:
-        yield from map(_score_chunk, chunks)
+        yield from map(_score_range, ranges)
         return
-    helpers = _Helpers(workers - 1)
+    helpers = _Helpers(workers - 1, store.engine.url)
     try:
         pending: deque[AsyncResult[_Scored]] = deque()
-        for raw in chunks:
+        for bounds in ranges:
             while pending and pending[0].ready():
                 yield pending.popleft().get()
             pool = helpers.pool(wait=_WAIT_FOR_HELPERS)
             if pool is not None and len(pending) < 2 * helpers.count:
-                pending.append(pool.apply_async(_score_chunk, (raw,)))
+                pending.append(pool.apply_async(_score_range, (bounds,)))
             else:
-                yield _score_chunk(raw)
+                yield _score_range(bounds)
         while pending:
             yield pending.popleft().get()
     finally:
@@ -160,21 +167,27 @@ _WAIT_FOR_HELPERS = False
 
 
 class _Helpers:
-    """Scoring processes started in a background thread, by a forkserver: never forked from this
-    process, whose threads (a progress bar, an HTTP server) may hold a lock a fork would copy."""
+    """Scoring processes: forked from this process when it runs no other thread (it takes
+    milliseconds, and the task definitions are shared, not copied); else started in a background
+    thread by a forkserver, since a fork would copy a lock another thread (a progress bar, an HTTP
+    server) may hold."""
 
-    def __init__(self, count: int) -> None:
-        self.count = count
+    def __init__(self, count: int, url: URL) -> None:
+        self.count, self._url = count, url
         self._pool: multiprocessing.pool.Pool | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
-        threading.Thread(target=self._start, name="mcptrials-rescore-pool", daemon=True).start()
+        methods = multiprocessing.get_all_start_methods()
+        if threading.active_count() == 1 and "fork" in methods:
+            self._start("fork")
+        else:
+            threading.Thread(target=self._start, args=("forkserver" if "forkserver" in methods else "spawn",),
+                             name="mcptrials-rescore-pool", daemon=True).start()
 
-    def _start(self) -> None:
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    def _start(self, method: str) -> None:
         try:
             self._pool = multiprocessing.get_context(method).Pool(self.count, initializer=_set_world,
-                                                                  initargs=(_WORLD,))
+                                                                  initargs=(_WORLD, self._url))
         except BaseException as exc:  # raised again in the scoring thread, by pool()
             self._error = exc
         finally:

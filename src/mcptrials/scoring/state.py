@@ -17,9 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mcptrials.model import CheckpointResult, StateCheckpoint, Task
+from mcptrials.model import CheckpointResult, Matcher, StateCheckpoint, Task
 from mcptrials.scoring.answers import text_problems
-from mcptrials.scoring.matchers import matches, values_equal
+from mcptrials.scoring.matchers import _MISSING, matches, values_equal
 
 MAX_FILE_TEXT = 256_000
 MAX_SNAPSHOT_TEXT = 2_000_000
@@ -161,14 +161,17 @@ def field_of(record: Any, name: str) -> Any:
     return found[0] if found else _ABSENT
 
 
-def _record_meets(record: Any, predicates: Mapping[str, Any]) -> bool:
-    from mcptrials.scoring.matchers import _MISSING
-
-    for name, matcher in predicates.items():
+def _record_meets(record: Any, predicates: list[tuple[str, Matcher, str]]) -> bool:
+    """Whether a record meets every (field, matcher, the matcher's kind) predicate."""
+    for name, matcher, kind in predicates:
         value = field_of(record, name)
-        if not matches(_MISSING if value is _ABSENT else value, matcher):
+        if not matches(_MISSING if value is _ABSENT else value, matcher, kind):
             return False
     return True
+
+
+def _predicates(matchers: Mapping[str, Matcher]) -> list[tuple[str, Matcher, str]]:
+    return [(name, matcher, matcher.kind) for name, matcher in matchers.items()]
 
 
 def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any] | None, str]:
@@ -235,8 +238,9 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointR
     records, why = _records(cp, snapshot)
     if records is None:
         return verdict(False, f"{cp.path}: {why}")
-    kept = [r for r in records if _record_meets(r, cp.where)]
-    meeting = [r for r in kept if _record_meets(r, cp.match)]
+    where, match = _predicates(cp.where), _predicates(cp.match)
+    kept = [r for r in records if _record_meets(r, where)]
+    meeting = [r for r in kept if _record_meets(r, match)]
     if cp.count is not None:
         ok = len(meeting) == cp.count
         return verdict(ok, f"{len(meeting)} record(s) of {cp.path} meet it, {cp.count} required")

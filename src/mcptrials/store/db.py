@@ -37,6 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from mcptrials.model import Episode, Score, Task, ToolInfo
@@ -165,6 +166,14 @@ class Store:
         except (OperationalError, ProgrammingError) as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
+
+    @classmethod
+    def reopen(cls, url: URL) -> Store:
+        """This store opened again, in another process, from its engine's (unmasked) URL; not migrated,
+        since the first opener did that."""
+        store = cls.__new__(cls)
+        store.url, store._known_tools, store.engine = display_url(url), set(), open_engine(url)
+        return store
 
     # -- writing -----------------------------------------------------------------------
 
@@ -302,17 +311,29 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(episodes)).scalar_one())
 
-    def episode_json_chunks(self, size: int = 2000) -> Iterator[list[str]]:
-        """Every stored episode's JSON in chunks of ``size`` (by id; each chunk a short query, no long cursor)."""
+    def episode_id_ranges(self, size: int = 500) -> Iterator[tuple[str, str | None]]:
+        """The stored episodes as consecutive id ranges ``(after, through]`` of ``size`` each, in id order
+        (``through`` None: to the end); each found by a short index query, when it is asked for."""
         last = ""
         while True:
             with self.engine.connect() as conn:
-                rows = conn.execute(select(episodes.c.id, episodes.c.data).where(episodes.c.id > last)
-                                    .order_by(episodes.c.id).limit(size)).all()
-            if not rows:
-                return
-            last = rows[-1][0]
-            yield [row[1] for row in rows]
+                after_last = episodes.c.id > last
+                through = conn.execute(select(episodes.c.id).where(after_last).order_by(episodes.c.id)
+                                       .offset(size - 1).limit(1)).scalar()
+                if through is None:
+                    if conn.execute(select(episodes.c.id).where(after_last).limit(1)).first() is not None:
+                        yield last, None
+                    return
+            yield last, through
+            last = through
+
+    def episode_json_range(self, after: str, through: str | None) -> list[str]:
+        """The JSON of every episode with ``after < id <= through`` (``through`` None: no upper bound)."""
+        where = episodes.c.id > after
+        if through is not None:
+            where = where & (episodes.c.id <= through)
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(select(episodes.c.data).where(where).order_by(episodes.c.id))]
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
         query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
