@@ -34,8 +34,12 @@ def normalise_text(text: str, *, fold: bool = True) -> str:
     else:
         text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    if any(map(text.__contains__, ("  ", "\t", "\r", "\f", "\v"))):  # else there is nothing to collapse
+        text = _BLANKS.sub(" ", text)
     return text.casefold() if fold else text
+
+
+_BLANKS = re.compile(r"[ \t\r\f\v]+")
 
 
 _SCANS: dict[tuple[str, str], Any] = {}
@@ -296,7 +300,7 @@ _NUMERIC = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 # --------------------------------------------------------------------------- finding one value
 
 
-def _bounded(text: str, needle: str) -> Iterable[Mention]:
+def _bounded(text: str, needle: str) -> list[Mention]:
     """Occurrences of ``needle`` at the start of a word of ``text``.
 
     A needle of three or more letters may end inside a word, as a stem ("rain" finds "rainy",
@@ -304,9 +308,8 @@ def _bounded(text: str, needle: str) -> Iterable[Mention]:
     not in "G31", "A" not in "Apple").
     """
     if not needle or needle not in text:  # (the pattern matches the needle literally: a cheap first test)
-        return
-    for m in _needle_pattern(needle).finditer(text):
-        yield Mention(m.start(), m.end())
+        return []
+    return [Mention(m.start(), m.end()) for m in _needle_pattern(needle).finditer(text)]
 
 
 def _valid_date(text: str) -> bool:
@@ -344,7 +347,7 @@ def find_in_normalised(norm: str, expected: Scalar, *, tol: float | None = None,
         return list(filter(_stating(float(expected), tol), _scanned("number", norm, number_mentions)))
     kind, reading = _reading(expected)
     if kind == "text":
-        return list(_bounded(norm, _needle(reading, fold)))
+        return _bounded(norm, _needle(reading, fold))
     if kind == "number":
         found = find_in_normalised(norm, reading[0], tol=tol)
         if reading[1]:  # "+0.36" claims a rise: only an explicitly signed number states it

@@ -30,7 +30,7 @@ from mcptrials.model import (
 )
 from mcptrials.scoring.answers import absent_violations, forget_scans, text_holds, text_problems
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
-from mcptrials.scoring.state import check_state
+from mcptrials.scoring.state import check_state, forget_documents
 
 SCORER = "effects"
 VERSION = "2"
@@ -146,6 +146,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     with their defaults filled in; without it, only given arguments are compared.
     """
     forget_scans()
+    forget_documents()
     calls = _successful(episode, tools)
     results: list[CheckpointResult] = []
     met: dict[str, list[int]] = {}

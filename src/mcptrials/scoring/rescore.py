@@ -89,8 +89,8 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
     assert _WORLD is not None and _STORE is not None
     chunk = _STORE.episode_json_range(*bounds)
     out = _Scored(seen=len(chunk))
-    rows, outcomes = [], {}
-    for data in chunk:
+    rows, changed = [], {}
+    for data, stored in chunk:
         episode = Episode.model_validate_json(data)
         task = task_for(_WORLD.known, episode.task_id, episode.version)
         if task is None:
@@ -99,9 +99,11 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
         tools = _WORLD.tools_for(episode)
         effects = score_effects(task, episode, tools)
         rows += [score_row(effects), score_row(score_rules(episode, tools))]
-        outcomes[episode.id] = outcome_of(episode, effects)
-    _STORE.write_score_rows(rows, outcomes)
-    out.scored = len(outcomes)
+        outcome = outcome_of(episode, effects)
+        if outcome != stored:  # (an episode row is large: it is rewritten only when its outcome changes)
+            changed[episode.id] = outcome
+        out.scored += 1
+    _STORE.write_score_rows(rows, changed)
     return out
 
 

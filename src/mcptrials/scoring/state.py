@@ -187,10 +187,28 @@ def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any
     if text is None:
         return None, "the file is too large or not text"
     try:
-        document = json.loads(text)
+        document = _document(text)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at line {exc.lineno})"
     return select(document, _steps(cp.json_path or "$")), ""
+
+
+_DOCUMENTS: dict[str, Any] = {}
+"""JSON files of the episode being graded, parsed once however many checkpoints read them (cleared
+by ``forget_documents`` before each episode, so nothing carries over between episodes)."""
+
+
+def forget_documents() -> None:
+    """Drop the parsed files (called before grading each episode)."""
+    _DOCUMENTS.clear()
+
+
+def _document(text: str) -> Any:
+    if text not in _DOCUMENTS:
+        if len(_DOCUMENTS) > 16:
+            _DOCUMENTS.clear()
+        _DOCUMENTS[text] = json.loads(text)
+    return _DOCUMENTS[text]
 
 
 def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: bool) -> bool:

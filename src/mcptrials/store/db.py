@@ -327,13 +327,15 @@ class Store:
             yield last, through
             last = through
 
-    def episode_json_range(self, after: str, through: str | None) -> list[str]:
-        """The JSON of every episode with ``after < id <= through`` (``through`` None: no upper bound)."""
+    def episode_json_range(self, after: str, through: str | None) -> list[tuple[str, str]]:
+        """(JSON, stored outcome) of every episode with ``after < id <= through`` (``through`` None: no
+        upper bound)."""
         where = episodes.c.id > after
         if through is not None:
             where = where & (episodes.c.id <= through)
         with self.engine.connect() as conn:
-            return [row[0] for row in conn.execute(select(episodes.c.data).where(where).order_by(episodes.c.id))]
+            return [(row[0], row[1]) for row in conn.execute(
+                select(episodes.c.data, episodes.c.outcome).where(where).order_by(episodes.c.id))]
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
         query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
