@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from referencing.exceptions import Unresolvable
 
 from mcptrials.model import Episode, Score, ToolInfo, stable_hash
 
@@ -34,14 +35,21 @@ def _validator(schema_json: str) -> Check | None:
         Draft202012Validator.check_schema(schema)
     except SchemaError:
         return None
-    reference = Draft202012Validator(schema)
+    validator = Draft202012Validator(schema)
+
+    def reference(instance: Any) -> bool:
+        try:
+            return validator.is_valid(instance)
+        except Unresolvable:  # a $ref it cannot resolve (it fetches nothing): unusable, so met
+            return True
+
     if not _rust_agrees(schema):
-        return reference.is_valid
+        return reference
     try:
         fast = jsonschema_rs.Draft202012Validator(schema)
     except Exception:  # a schema the Rust validator will not take: the reference one judges it
-        return reference.is_valid
-    return lambda instance: fast.is_valid(instance) if _finite(instance) else reference.is_valid(instance)
+        return reference
+    return lambda instance: fast.is_valid(instance) if _finite(instance) else reference(instance)
 
 
 def _rust_agrees(schema: Any) -> bool:
