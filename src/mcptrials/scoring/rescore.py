@@ -8,14 +8,15 @@ and counts pass between processes, never episodes or scores.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
-import multiprocessing.pool
 import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing.pool import AsyncResult
 
 from sqlalchemy.engine import URL
 
@@ -141,31 +142,44 @@ def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
 
     Helpers that start by a forkserver take about half a second, while this process scores the
     first ranges; once they are up, a range goes to them while fewer than two per helper are in
-    flight, and this process scores the next one itself otherwise.
+    flight, and this process scores the next one itself otherwise. If a helper dies, this process
+    scores its ranges again (a range is written in one transaction, so none is half done) and
+    goes on alone.
     """
     ranges = store.episode_id_ranges(chunk)
     if workers <= 1:
         yield from map(_score_range, ranges)
         return
     helpers = _Helpers(workers - 1, store.engine.url)
+    pending: deque[tuple[tuple[str, str | None], Future[_Scored]]] = deque()
+
+    def finished(block: bool) -> Iterator[_Scored]:
+        while pending and (block or pending[0][1].done()):
+            bounds, job = pending.popleft()
+            try:
+                yield job.result()
+            except BrokenProcessPool:
+                helpers.broken = True
+                _LOG.warning("a re-scoring helper process died; this process scores its ranges again")
+                yield _score_range(bounds)
+
     try:
-        pending: deque[AsyncResult[_Scored]] = deque()
         for bounds in ranges:
-            while pending and pending[0].ready():
-                yield pending.popleft().get()
+            yield from finished(block=False)
             pool = helpers.pool(wait=_WAIT_FOR_HELPERS)
             if pool is not None and len(pending) < 2 * helpers.count:
-                pending.append(pool.apply_async(_score_range, (bounds,)))
+                pending.append((bounds, pool.submit(_score_range, bounds)))
             else:
                 yield _score_range(bounds)
-        while pending:
-            yield pending.popleft().get()
+        yield from finished(block=True)
     finally:
         helpers.close()
 
 
 _WAIT_FOR_HELPERS = False
 """Tests set this to have every chunk wait for the helpers (a small store is otherwise scored here alone)."""
+
+_LOG = logging.getLogger(__name__)
 
 
 class _Helpers:
@@ -175,8 +189,10 @@ class _Helpers:
     server) may hold."""
 
     def __init__(self, count: int, url: URL) -> None:
-        self.count, self._url = count, url
-        self._pool: multiprocessing.pool.Pool | None = None
+        assert _WORLD is not None
+        self.count, self._world, self._url = count, _WORLD, url
+        self.broken = False
+        self._pool: ProcessPoolExecutor | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
         methods = multiprocessing.get_all_start_methods()
@@ -188,23 +204,27 @@ class _Helpers:
 
     def _start(self, method: str) -> None:
         try:
-            self._pool = multiprocessing.get_context(method).Pool(self.count, initializer=_set_world,
-                                                                  initargs=(_WORLD, self._url))
+            self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context(method),
+                                             initializer=_set_world, initargs=(self._world, self._url))
+            if method != "fork":  # start them here, not at the first submit in the scoring thread
+                for job in [self._pool.submit(os.getpid) for _ in range(self.count)]:
+                    job.result()
+        except BrokenProcessPool:
+            self.broken = True
         except BaseException as exc:  # raised again in the scoring thread, by pool()
             self._error = exc
         finally:
             self._ready.set()
 
-    def pool(self, wait: bool = False) -> multiprocessing.pool.Pool | None:
-        """The helpers' pool once it is up (None while it starts, unless ``wait``)."""
+    def pool(self, wait: bool = False) -> ProcessPoolExecutor | None:
+        """The helpers once they are up (None while they start, unless ``wait``, or after one died)."""
         if wait:
             self._ready.wait()
         if self._error is not None:
             raise self._error
-        return self._pool if self._ready.is_set() else None
+        return self._pool if self._ready.is_set() and not self.broken else None
 
     def close(self) -> None:
         self._ready.wait()
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.shutdown(wait=True, cancel_futures=True)
