@@ -150,7 +150,10 @@ def _scored_chunks(store: Store, workers: int, chunk: int) -> Iterator[_Scored]:
     if workers <= 1:
         yield from map(_score_range, ranges)
         return
-    helpers = _Helpers(workers - 1, store.engine.url)
+    url = store.engine.url
+    if url.get_backend_name() == "sqlite" and url.database:  # (a forkserver may run in another directory)
+        url = url.set(database=os.path.abspath(url.database))
+    helpers = _Helpers(workers - 1, url)
     pending: deque[tuple[tuple[str, str | None], Future[_Scored]]] = deque()
 
     def finished(block: bool) -> Iterator[_Scored]:
