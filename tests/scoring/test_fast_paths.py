@@ -126,12 +126,14 @@ _SCHEMAS = [
                                             "required": ["deep"]}},
      "dependentRequired": {"a": ["b"]}, "minProperties": 1},
     {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 5}, "t": {"type": ["string", "null"]}}},
+    {"type": "object", "properties": {"pattern": {"type": "string"}, "code": {"type": "integer"}},
+     "required": ["pattern"]},  # a parameter called "pattern" (grep-like tools): no regex is read
 ]
 _VALUES = [None, True, False, 0, 1, -1, 1.0, 2.5, 5, 10, 11, 10**20, -(10**30), float("nan"), float("inf"), "",
            "x", "abc", "abcd", "AB12", "ab12", "2026-04-13", "not a date", "a@b.c", [], ["x"], ["x", "x"], [1],
            {}, {"q": True}, {"q": 1}, {"deep": 3}, {"deep": "3"}]
 _KEYS = ["n", "x", "s", "kind", "c", "tags", "v", "w", "p", "d", "e", "code", "x-a", "x-b", "r", "o", "a", "b",
-         "t", "extra"]
+         "t", "pattern", "extra"]
 
 
 def test_rust_schema_validator_agrees_with_jsonschema() -> None:
@@ -157,4 +159,4 @@ def test_rust_schema_validator_agrees_with_jsonschema() -> None:
 
 def test_the_rust_validator_judges_the_plain_schemas_and_not_the_others() -> None:
     uses_rust = [rules._rust_agrees(schema) for schema in _SCHEMAS]
-    assert uses_rust == [True, True, True, True, True, True, True, False, False, False, True, True]
+    assert uses_rust == [True, True, True, True, True, True, True, False, False, False, True, True, True]

@@ -200,7 +200,7 @@ _MONTHS = {name: i for i, names in enumerate(
      ("november", "nov"), ("december", "dec")], start=1) for name in names}
 _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _MONTH_STEMS = tuple(sorted({name[:3] for name in _MONTHS}))  # every month name starts with one of these
-_DATE_PATTERNS = [  # (a text holds one of these or the pattern cannot match: a cheap test before its scan, pattern)
+_DATE_PATTERNS = [  # (literals a text must hold one of for the pattern to match: a cheap test first, pattern)
     (("-",), re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)")),
     (("/",), re.compile(r"(?<!\d)(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})(?!\d)")),
     (_MONTH_STEMS, re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? " + _MONTH
@@ -589,8 +589,6 @@ def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True)
     """The values of ``values`` that ``text`` states (and must not)."""
     norm = _normalised(text, fold)
     return [v for v in values if find_in_normalised(norm, v, fold=fold)]
-
-
 
 
 def _has(checks: ValueCheckpoint | StateCheckpoint, text: str, value: Scalar | list[Scalar], verbatim: bool) -> bool:

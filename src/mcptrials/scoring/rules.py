@@ -28,7 +28,8 @@ def _validator(schema_json: str) -> Check | None:
 
     The Rust validator of ``jsonschema-rs`` is used where it must agree with the reference
     ``jsonschema`` package: not for schemas with regular expressions (the two read regex syntax
-    differently) or with references outside the schema (``jsonschema`` does not fetch them).
+    differently) or with references outside the schema (``jsonschema`` does not fetch them), nor
+    for arguments holding NaN or infinity.
     """
     schema = json.loads(schema_json)
     try:
@@ -52,18 +53,23 @@ def _validator(schema_json: str) -> Check | None:
     return lambda instance: fast.is_valid(instance) if _finite(instance) else reference(instance)
 
 
-def _rust_agrees(schema: Any) -> bool:
-    """Whether no part of ``schema`` reads a regex or refers outside the schema."""
+_NAMED = {"properties", "$defs", "definitions", "dependentSchemas"}
+"""Keywords whose object maps names (a parameter may be called ``pattern``) to schemas."""
+
+
+def _rust_agrees(schema: Any, named: bool = False) -> bool:
+    """Whether no part of ``schema`` reads a regex or refers outside the schema (``named``: its keys
+    are names, not keywords)."""
     if isinstance(schema, list):
         return all(_rust_agrees(item) for item in schema)
     if not isinstance(schema, dict):
         return True
     for key, value in schema.items():
-        if key in {"pattern", "patternProperties", "$dynamicRef", "$recursiveRef"}:
+        if not named and key in {"pattern", "patternProperties", "$dynamicRef", "$recursiveRef"}:
             return False
-        if key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
+        if not named and key == "$ref" and not (isinstance(value, str) and value.startswith("#")):
             return False
-        if not _rust_agrees(value):
+        if not _rust_agrees(value, named=not named and key in _NAMED):
             return False
     return True
 
