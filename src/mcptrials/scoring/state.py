@@ -204,11 +204,12 @@ def forget_documents() -> None:
 
 
 def _document(text: str) -> Any:
-    if text not in _DOCUMENTS:
+    found = _DOCUMENTS.get(text, _ABSENT)
+    if found is _ABSENT:
         if len(_DOCUMENTS) > 16:
             _DOCUMENTS.clear()
-        _DOCUMENTS[text] = json.loads(text)
-    return _DOCUMENTS[text]
+        found = _DOCUMENTS[text] = json.loads(text)
+    return found
 
 
 def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: bool) -> bool:
