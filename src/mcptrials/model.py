@@ -261,7 +261,11 @@ class Matcher(_Model):
 
     @property
     def kind(self) -> str:
-        return next(k for k in _MATCHER_KINDS if k in self.model_fields_set)
+        set_keys = self.model_fields_set
+        for kind in _MATCHER_KINDS:  # (a plain loop: read for every record a state checkpoint selects)
+            if kind in set_keys:
+                return kind
+        raise ValueError("a matcher with no kind")
 
     @model_serializer(mode="plain")
     def _compact(self) -> dict[str, Any]:
@@ -317,8 +321,8 @@ class ToolEffectCheckpoint(_Model):
 
     def all_members(self) -> list[EffectMember]:
         """Every member of the equivalence set with the predicates it is held to."""
-        shared = [EffectMember(tool=t, must_include=self.must_include, must_match=self.must_match)
-                  for t in self.tools]
+        shared = [EffectMember.model_construct(tool=t, must_include=dict(self.must_include),  # (validated here)
+                                               must_match=dict(self.must_match)) for t in self.tools]
         return shared + list(self.members)
 
     @property

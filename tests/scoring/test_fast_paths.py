@@ -21,6 +21,7 @@ from referencing.exceptions import Unresolvable
 from mcptrials.bundled.world import bundled_tasks
 from mcptrials.model import StateCheckpoint, ValueCheckpoint
 from mcptrials.scoring import answers, rules
+from mcptrials.scoring.memo import forget_episode
 from mcptrials.tasks.alternatives import bundled_alternatives
 
 _SHIFT = str.maketrans("0123456789", "1234567890")
@@ -60,9 +61,9 @@ def test_text_holds_is_exactly_no_text_problems(corpus: dict[str, list[str]]) ->
         for text in corpus.get(task_id, []):
             for verbatim in (False, True):
                 for absent in (False, True):
-                    answers.forget_scans()
+                    forget_episode()
                     full = answers.text_problems(cp, text, verbatim=verbatim, absent=absent)
-                    answers.forget_scans()
+                    forget_episode()
                     fast = answers.text_holds(cp, text, verbatim=verbatim, absent=absent)
                     assert fast is (not full), (task_id, cp.id, text, verbatim, absent, full)
                     checked += 1
@@ -76,9 +77,9 @@ def test_facts_stated_is_exactly_every_fact_stated(corpus: dict[str, list[str]])
         if not cp.facts:
             continue
         for text in corpus.get(task_id, []):
-            answers.forget_scans()
+            forget_episode()
             full = all(v.stated for v in answers.check_facts(text, cp.facts))
-            answers.forget_scans()
+            forget_episode()
             assert answers.facts_stated(text, cp.facts) is full, (task_id, cp.id, text)
             checked += 1
             stated += full
@@ -99,7 +100,7 @@ def test_date_and_time_scans_skip_only_texts_where_nothing_matches(corpus: dict[
     fast = [(answers.date_mentions(t), answers.time_mentions(t), answers.number_mentions(t)) for t in texts]
     monkeypatch.setattr(answers, "_DATE_PATTERNS", [(("",), p) for _, p in answers._DATE_PATTERNS])
     monkeypatch.setattr(answers, "_CLOCKLIKE", re.compile(""))  # every scan runs on every text
-    answers.forget_scans()
+    forget_episode()
     full = [(answers.date_mentions(t), answers.time_mentions(t), answers.number_mentions(t)) for t in texts]
     assert fast == full
     assert sum(bool(d) for d, _, _ in full) > 20 and sum(bool(t) for _, t, _ in full) > 20

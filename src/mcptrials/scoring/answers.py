@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
+from mcptrials.scoring.memo import EpisodeMemo
 
 # --------------------------------------------------------------------------- text
 
@@ -42,41 +43,21 @@ def normalise_text(text: str, *, fold: bool = True) -> str:
 _BLANKS = re.compile(r"[ \t\r\f\v]+")
 
 
-_SCANS: dict[tuple[str, str], Any] = {}
+_SCANS: EpisodeMemo[tuple[str, str], tuple[Any, ...]] = EpisodeMemo()
 """Mentions already found in a text, by (kind, text): a text is scanned once however many values
-are looked for in it. Scoped to one episode (``forget_scans`` at the start of each grading), so
-nothing carries over between episodes and re-scoring figures on copied episodes stay honest."""
+are looked for in it while one episode is graded."""
 
-
-_NORMS: dict[tuple[str, bool], str] = {}
-"""Answer and tool-result texts already normalised, by (text, fold): same scope as ``_SCANS``."""
-
-
-def forget_scans() -> None:
-    """Drop the mentions and normalised texts found so far (called before grading each episode)."""
-    _SCANS.clear()
-    _NORMS.clear()
+_NORMS: EpisodeMemo[tuple[str, bool, bool], str] = EpisodeMemo()
+"""Answer and tool-result texts already normalised, by (text, fold, for facts)."""
 
 
 def _normalised(text: str, fold: bool = True) -> str:
     """:func:`normalise_text` of a text read several times while grading one episode, done once."""
-    key = (text, fold)
-    found = _NORMS.get(key)
-    if found is None:
-        if len(_NORMS) > 64:
-            _NORMS.clear()
-        found = _NORMS[key] = normalise_text(text, fold=fold)
-    return found
+    return _NORMS.get((text, fold, False), lambda: normalise_text(text, fold=fold))
 
 
 def _scanned(kind: str, text: str, scan: Any) -> tuple[Any, ...]:
-    key = (kind, text)
-    found = _SCANS.get(key)
-    if found is None:
-        if len(_SCANS) > 64:
-            _SCANS.clear()
-        found = _SCANS[key] = tuple(scan(text))
-    return found
+    return _SCANS.get((kind, text), lambda: tuple(scan(text)))
 
 
 @lru_cache(maxsize=4096)
@@ -170,13 +151,9 @@ def _decimals_of(value: float) -> int:
     return len(frac)
 
 
-def number_matches(found: NumberMention, expected: float, tol: float | None) -> bool:
-    """Whether a written number states ``expected``: within ``tol``, or rounded correctly."""
-    return _stating(expected, tol)(found)
-
-
 def _stating(expected: float, tol: float | None) -> Callable[[NumberMention], bool]:
-    """:func:`number_matches` for one expected value, prepared once for all the numbers of a text."""
+    """Whether a written number states ``expected`` (within ``tol``, or rounded correctly): a test
+    prepared once for all the numbers of a text."""
     slack = 1e-9 * max(1.0, abs(expected))
     if tol is not None:
         bound = tol + slack
@@ -529,13 +506,7 @@ def tables_as_sentences(text: str) -> str:
 
 def _facts_text(text: str, fold: bool) -> str:
     """The normalised text facts are read in: table rows rewritten as sentences (once per episode)."""
-    key = ("\x00facts\x00" + text, fold)  # (a key no plain text of _normalised can have)
-    found = _NORMS.get(key)
-    if found is None:
-        if len(_NORMS) > 64:
-            _NORMS.clear()
-        found = _NORMS[key] = normalise_text(tables_as_sentences(text), fold=fold)
-    return found
+    return _NORMS.get((text, fold, True), lambda: normalise_text(tables_as_sentences(text), fold=fold))
 
 
 def facts_stated(text: str, facts: Sequence[Fact], *, fold: bool = True) -> bool:

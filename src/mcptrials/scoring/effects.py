@@ -28,9 +28,10 @@ from mcptrials.model import (
     ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.answers import absent_violations, forget_scans, text_holds, text_problems
+from mcptrials.scoring.answers import absent_violations, text_holds, text_problems
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
-from mcptrials.scoring.state import check_state, forget_documents
+from mcptrials.scoring.memo import forget_episode
+from mcptrials.scoring.state import check_state
 
 SCORER = "effects"
 VERSION = "2"
@@ -49,15 +50,14 @@ def _successful(episode: Episode, tools: Mapping[str, ToolInfo] | None) -> Calls
 
 
 def _check_effect(cp: ToolEffectCheckpoint, calls: Calls) -> tuple[CheckpointResult, list[int]]:
-    members = [(tool, cp.must_include, cp.must_match) for tool in cp.tools]  # cp.all_members(), as tuples
-    members += [(m.tool, m.must_include, m.must_match) for m in cp.members]
-    names = [tool for tool, _, _ in members]
+    members = cp.all_members()
+    names = [m.tool for m in members]
     candidates = [(c, a) for c, a in calls if c.name in names]
     if not candidates:
         return CheckpointResult(id=cp.id, passed=False, failure="missing_effect",
                                 detail=f"no successful call of {' | '.join(dict.fromkeys(names))}"), []
     met = [c.index for c, args in candidates
-           if any(tool == c.name and arguments_satisfy(args, include, match) for tool, include, match in members)]
+           if any(m.tool == c.name and arguments_satisfy(args, m.must_include, m.must_match) for m in members)]
     if met:
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0],
                                 detail=f"met at step {met[0]}"), met
@@ -145,8 +145,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     ``tools`` (qualified name -> tool) supplies input schemas, so arguments are compared
     with their defaults filled in; without it, only given arguments are compared.
     """
-    forget_scans()
-    forget_documents()
+    forget_episode()
     calls = _successful(episode, tools)
     results: list[CheckpointResult] = []
     met: dict[str, list[int]] = {}

@@ -76,9 +76,9 @@ def _text(actual: Any) -> str | None:
     return actual if isinstance(actual, str) else str(actual)
 
 
-def matches(actual: Any, matcher: Matcher, kind: str | None = None) -> bool:
-    """Whether one value satisfies one matcher (``kind``: ``matcher.kind``, when the caller has it)."""
-    kind = kind or matcher.kind
+def matches(actual: Any, matcher: Matcher) -> bool:
+    """Whether one value satisfies one matcher."""
+    kind = matcher.kind
     if kind == "absent":
         text = _text(actual)
         return text is None or not absent_violations(text, matcher.absent or [],

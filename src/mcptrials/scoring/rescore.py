@@ -82,7 +82,7 @@ def _usable_cpus() -> int:
 def _set_world(world: _World, url: URL) -> None:
     """A helper's start: the world to score against, and a connection of its own to the store."""
     global _WORLD, _STORE
-    _WORLD, _STORE = world, Store.reopen(url)
+    _WORLD, _STORE = world, Store(url, migrate=False)
 
 
 def _score_range(bounds: tuple[str, str | None]) -> _Scored:

@@ -20,6 +20,7 @@ from typing import Any
 from mcptrials.model import CheckpointResult, Matcher, StateCheckpoint, Task
 from mcptrials.scoring.answers import text_problems
 from mcptrials.scoring.matchers import _MISSING, matches, values_equal
+from mcptrials.scoring.memo import EpisodeMemo
 
 MAX_FILE_TEXT = 256_000
 MAX_SNAPSHOT_TEXT = 2_000_000
@@ -161,17 +162,12 @@ def field_of(record: Any, name: str) -> Any:
     return found[0] if found else _ABSENT
 
 
-def _record_meets(record: Any, predicates: list[tuple[str, Matcher, str]]) -> bool:
-    """Whether a record meets every (field, matcher, the matcher's kind) predicate."""
-    for name, matcher, kind in predicates:
+def _record_meets(record: Any, predicates: Mapping[str, Matcher]) -> bool:
+    for name, matcher in predicates.items():
         value = field_of(record, name)
-        if not matches(_MISSING if value is _ABSENT else value, matcher, kind):
+        if not matches(_MISSING if value is _ABSENT else value, matcher):
             return False
     return True
-
-
-def _predicates(matchers: Mapping[str, Matcher]) -> list[tuple[str, Matcher, str]]:
-    return [(name, matcher, matcher.kind) for name, matcher in matchers.items()]
 
 
 def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any] | None, str]:
@@ -187,29 +183,14 @@ def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any
     if text is None:
         return None, "the file is too large or not text"
     try:
-        document = _document(text)
+        document = _DOCUMENTS.get(text, lambda: json.loads(text))
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at line {exc.lineno})"
     return select(document, _steps(cp.json_path or "$")), ""
 
 
-_DOCUMENTS: dict[str, Any] = {}
-"""JSON files of the episode being graded, parsed once however many checkpoints read them (cleared
-by ``forget_documents`` before each episode, so nothing carries over between episodes)."""
-
-
-def forget_documents() -> None:
-    """Drop the parsed files (called before grading each episode)."""
-    _DOCUMENTS.clear()
-
-
-def _document(text: str) -> Any:
-    found = _DOCUMENTS.get(text, _ABSENT)
-    if found is _ABSENT:
-        if len(_DOCUMENTS) > 16:
-            _DOCUMENTS.clear()
-        found = _DOCUMENTS[text] = json.loads(text)
-    return found
+_DOCUMENTS: EpisodeMemo[str, Any] = EpisodeMemo(limit=16)
+"""JSON files of the episode being graded, parsed once however many checkpoints read them."""
 
 
 def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: bool) -> bool:
@@ -257,9 +238,8 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointR
     records, why = _records(cp, snapshot)
     if records is None:
         return verdict(False, f"{cp.path}: {why}")
-    where, match = _predicates(cp.where), _predicates(cp.match)
-    kept = [r for r in records if _record_meets(r, where)]
-    meeting = [r for r in kept if _record_meets(r, match)]
+    kept = [r for r in records if _record_meets(r, cp.where)]
+    meeting = [r for r in kept if _record_meets(r, cp.match)]
     if cp.count is not None:
         ok = len(meeting) == cp.count
         return verdict(ok, f"{len(meeting)} record(s) of {cp.path} meet it, {cp.count} required")

@@ -154,26 +154,22 @@ class Store:
     masked: the password is never stored or printed.
     """
 
-    def __init__(self, url: str | Path) -> None:
+    def __init__(self, url: str | Path | URL, *, migrate: bool = True) -> None:
+        """``url`` may also be an engine's (unmasked) URL; ``migrate=False`` opens a store another opener
+        has already migrated (a re-scoring helper process)."""
         from mcptrials.store.migrate import upgrade
 
-        target = store_url(url)
+        target = url if isinstance(url, URL) else store_url(url)
         self.url = display_url(target)
         self._known_tools: set[str] = set()
         self.engine: Engine = open_engine(target)
+        if not migrate:
+            return
         try:
             upgrade(self.engine, metadata)
         except (OperationalError, ProgrammingError) as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
-
-    @classmethod
-    def reopen(cls, url: URL) -> Store:
-        """This store opened again, in another process, from its engine's (unmasked) URL; not migrated,
-        since the first opener did that."""
-        store = cls.__new__(cls)
-        store.url, store._known_tools, store.engine = display_url(url), set(), open_engine(url)
-        return store
 
     # -- writing -----------------------------------------------------------------------
 
