@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -19,7 +20,7 @@ from mcptrials.model import Episode, ServerSpec, Task
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark LLM agents on MCP servers.")
 servers_app = typer.Typer(no_args_is_help=True, help="Inspect and health-check MCP servers.")
-tasks_app = typer.Typer(no_args_is_help=True, help="List, validate and check task files.")
+tasks_app = typer.Typer(no_args_is_help=True, help="List and check task files, print their schema, write key points.")
 app.add_typer(servers_app, name="servers")
 app.add_typer(tasks_app, name="tasks")
 bench_app = typer.Typer(no_args_is_help=True, help="Measure parts of the harness (retrieval quality).")
@@ -29,18 +30,25 @@ out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_DB = "mcptrials.db"
-ServersOpt = Annotated[Path | None, typer.Option("--servers", help="MCP servers config (mcpServers JSON).")]
-TasksOpt = Annotated[list[Path] | None, typer.Option("--tasks", help="Task file(s) or folder(s).")]
-DbOpt = Annotated[str, typer.Option("--db", help="Result store: a SQLite path or SQLAlchemy URL.")]
+SERVERS_HELP = "MCP servers config (mcpServers JSON); default: the bundled offline world."
+TASKS_HELP = "Task file(s) or folder(s)."
+DB_HELP = "Result store: a SQLite path or SQLAlchemy URL."
+INPUT_HELP = "NAME=VALUE for a VS Code ${input:NAME} in the servers config (repeatable)."
+START_TIMEOUT_HELP = "Seconds a server may take to start."
+JUDGE_HELP = "Judge model spec (e.g. openai:gpt-4o-mini, local:): run model judges after Tier-1."
+JUDGES_HELP = "Which judges: tier2,keypoints,rubric,errors."
+RUBRIC_REPEATS_HELP = "Shuffled rubric runs per episode."
+JUDGE_URL_HELP = "OpenAI-compatible base URL of the judge."
+ServersOpt = Annotated[Path | None, typer.Option("--servers", help=SERVERS_HELP)]
+TasksOpt = Annotated[list[Path] | None, typer.Option("--tasks", help=TASKS_HELP)]
+DbOpt = Annotated[str, typer.Option("--db", help=DB_HELP)]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, json or csv.")]
-InputOpt = Annotated[list[str] | None, typer.Option(
-    "--input", help="NAME=VALUE for a VS Code ${input:NAME} in the servers config (repeatable).")]
-StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", min=0.1, help="Seconds a server may take to start.")]
-JudgeOpt = Annotated[str | None, typer.Option(
-    "--judge", help="Judge model spec (e.g. openai:gpt-4o-mini, local:): run model judges after Tier-1.")]
-JudgesOpt = Annotated[str, typer.Option("--judges", help="Which judges: tier2,keypoints,rubric,errors.")]
-RubricRepeatsOpt = Annotated[int, typer.Option("--rubric-repeats", min=1, help="Shuffled rubric runs per episode.")]
-JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible base URL of the judge.")]
+InputOpt = Annotated[list[str] | None, typer.Option("--input", help=INPUT_HELP)]
+StartTimeoutOpt = Annotated[float, typer.Option("--start-timeout", min=0.1, help=START_TIMEOUT_HELP)]
+JudgeOpt = Annotated[str | None, typer.Option("--judge", help=JUDGE_HELP)]
+JudgesOpt = Annotated[str, typer.Option("--judges", help=JUDGES_HELP)]
+RubricRepeatsOpt = Annotated[int, typer.Option("--rubric-repeats", min=1, help=RUBRIC_REPEATS_HELP)]
+JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_URL_HELP)]
 ALL_JUDGES = "tier2,keypoints,rubric,errors"
 
 
@@ -58,6 +66,8 @@ def _user_errors() -> Iterator[None]:
     from mcptrials.judges.base import JudgeSpecError
     from mcptrials.judges.labelset import LabelError
     from mcptrials.models.base import ProviderError
+    from mcptrials.models.llama_probe import EXIT_CODE as LLAMA_CRASHED
+    from mcptrials.models.llama_probe import LlamaBuildError
     from mcptrials.models.pricing import PriceError
     from mcptrials.models.registry import ModelSpecError
     from mcptrials.models.scripted import ScriptError
@@ -73,12 +83,13 @@ def _user_errors() -> Iterator[None]:
 
     try:
         yield
+    except LlamaBuildError as exc:  # before ProviderError, its base: a build that crashes has its own exit code
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(LLAMA_CRASHED) from None
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
             ProviderError, PlanError, VersionError, JudgeSpecError, LabelError, ReplayError,
             AgentOptionError, ModuleError, RetrieverError, OfferError, OutputError, StoreError,
             RunLockedError, ExecutorError) as exc:
-        from rich.markup import escape
-
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)  # "[postgres]" is text, not markup
         raise typer.Exit(2) from None
 
@@ -105,10 +116,10 @@ def load_world(servers: Path | None, tasks: list[Path] | None,
     return specs, loaded
 
 
-StagesOpt = Annotated[str | None, typer.Option(
-    "--stages", help="Server versions: early,middle,late (v0, v3, v5) or explicit v0,v2,...")]
-LineagesOpt = Annotated[Path | None, typer.Option(
-    "--lineages", help="Lineages folder (<server>/vK/plan.yaml); default: the bundled lineages.")]
+STAGES_HELP = "Server versions: early,middle,late (v0, v3, v5) or explicit v0,v2,..."
+LINEAGES_HELP = "Lineages folder (<server>/vK/plan.yaml); default: the bundled lineages."
+StagesOpt = Annotated[str | None, typer.Option("--stages", help=STAGES_HELP)]
+LineagesOpt = Annotated[Path | None, typer.Option("--lineages", help=LINEAGES_HELP)]
 
 
 def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: str | None,
@@ -179,92 +190,158 @@ def _models(specs: list[str], models_file: Path | None, base_url: str | None, sa
     return models
 
 
+QUICK_MAX_TURNS = 8
+"""Model turns per episode of the default embedded-model smoke run (unless --max-turns is given)."""
+QUICK_MAX_TOKENS = 384
+"""Completion tokens per turn of the default embedded-model smoke run (unless --max-tokens is given)."""
+P_MODEL = "Model"
+P_AGENT = "Agent"
+P_WORLD = "Tasks and servers"
+P_LIMITS = "Limits and budget"
+P_STORE = "Store and resume"
+P_JUDGES = "Judges"
+P_SCALE = "Scale-out"
+RunServersOpt = Annotated[Path | None, typer.Option("--servers", help=SERVERS_HELP, rich_help_panel=P_WORLD)]
+RunTasksOpt = Annotated[list[Path] | None, typer.Option(
+    "--tasks", help="Task file(s) or folder(s); default: the bundled suite (on the bundled servers unless "
+                    "--servers is given).", rich_help_panel=P_WORLD)]
+RunInputOpt = Annotated[list[str] | None, typer.Option("--input", help=INPUT_HELP, rich_help_panel=P_WORLD)]
+RunStagesOpt = Annotated[str | None, typer.Option("--stages", help=STAGES_HELP, rich_help_panel=P_WORLD)]
+RunLineagesOpt = Annotated[Path | None, typer.Option("--lineages", help=LINEAGES_HELP, rich_help_panel=P_WORLD)]
+RunStartTimeoutOpt = Annotated[float, typer.Option(
+    "--start-timeout", min=0.1, help=START_TIMEOUT_HELP, rich_help_panel=P_LIMITS)]
+RunDbOpt = Annotated[str, typer.Option("--db", help=DB_HELP, rich_help_panel=P_STORE)]
+RunJudgeOpt = Annotated[str | None, typer.Option("--judge", help=JUDGE_HELP, rich_help_panel=P_JUDGES)]
+RunJudgesOpt = Annotated[str, typer.Option("--judges", help=JUDGES_HELP, rich_help_panel=P_JUDGES)]
+RunRubricRepeatsOpt = Annotated[int, typer.Option(
+    "--rubric-repeats", min=1, help=RUBRIC_REPEATS_HELP, rich_help_panel=P_JUDGES)]
+RunJudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_URL_HELP, rich_help_panel=P_JUDGES)]
+
+
 @app.command()
 def run(
-    servers: ServersOpt = None,
-    tasks: TasksOpt = None,
+    ctx: typer.Context,
     model: Annotated[list[str] | None, typer.Option(
-        "--model", help="Model spec (repeatable), e.g. openai:gpt-4o-mini, vllm:NAME, anthropic:NAME, local:, "
-                        "or a name from --models. Default: the embedded local model.")] = None,
-    models_file: Annotated[Path | None, typer.Option("--models", help="Models file with per-model settings.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
-    agent: Annotated[str, typer.Option(
-        "--agent", help="react; planner (parallel rounds); copilot (route/execute over retrieval); reference (plays "
-                        "each task's plan); stale (plays the v0 plan on every version).")]
-    = "react",
-    modules: Annotated[str | None, typer.Option(
-        "--modules", help="react add-ons, comma-separated: reflect, plan, memory.")] = None,
-    max_rounds: Annotated[int, typer.Option("--max-rounds", help="planner: rounds of parallel calls.")] = 20,
-    top_k: Annotated[int, typer.Option("--top-k", help="copilot: tools route returns.")] = 5,
-    retriever: Annotated[str, typer.Option(
-        "--retriever", help="copilot: bm25 (offline), openai:MODEL (an /v1/embeddings endpoint) or local.")] = "bm25",
-    retriever_base_url: Annotated[str | None, typer.Option(
-        "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.")] = None,
-    pool: Annotated[str, typer.Option(
-        "--pool", help="task (the task's servers, plus distractors) or all (every configured server).")] = "task",
-    distractors: Annotated[int | None, typer.Option(
-        "--distractors", min=0, help="Add K other servers' tools to each task without recorded distractors.")]
-    = None,
-    distractor_seed: Annotated[int, typer.Option("--distractor-seed", help="Seed of the distractor choice.")] = 0,
-    stages: StagesOpt = None,
-    lineages: LineagesOpt = None,
-    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).")] = 1,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
-    reuse: Annotated[bool, typer.Option(
-        "--reuse/--no-reuse", help="Let reusable servers (bundled read-only ones, \"reuse\": true) serve several "
-                                   "episodes; --no-reuse starts every server fresh.")] = True,
-    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
-    max_repeats: Annotated[int, typer.Option(
-        "--max-repeats", min=0, help="End an episode when the same tool calls repeat this many turns (0: off).")] = 3,
-    constrained: Annotated[bool, typer.Option(
-        "--constrained", help="Local model: decode tool calls under a JSON-schema grammar.")] = False,
-    max_episode_tokens: Annotated[int | None, typer.Option(
-        "--max-episode-tokens", min=1, help="Token cap per episode (ends it as 'budget').")] = None,
-    max_cost: Annotated[float | None, typer.Option(
-        "--max-cost", min=0, help="USD cap for the run: no new episode starts past it.")] = None,
-    task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
-    run_all: Annotated[bool, typer.Option(
-        "--all", help="With the default local model, run every task instead of the 5-task smoke set.")] = False,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
-    top_p: Annotated[float | None, typer.Option("--top-p")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Completion tokens per turn.")] = 2048,
-    seed: Annotated[int | None, typer.Option("--seed")] = None,
-    reasoning_effort: Annotated[str | None, typer.Option("--reasoning-effort")] = None,
-    tool_mode: Annotated[str, typer.Option("--tool-mode", help="native, or prompt for endpoints without tools.")]
+        "--model", rich_help_panel=P_MODEL,
+        help="Model spec (repeatable), e.g. openai:gpt-4o-mini, vllm:NAME, anthropic:NAME, local:, "
+             "or a name from --models. Default: the embedded local model.")] = None,
+    models_file: Annotated[Path | None, typer.Option(
+        "--models", help="Models file with per-model settings.", rich_help_panel=P_MODEL)] = None,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", help="OpenAI-compatible base URL.", rich_help_panel=P_MODEL)] = None,
+    temperature: Annotated[float | None, typer.Option(
+        "--temperature", help="Sampling temperature.", rich_help_panel=P_MODEL)] = 0.0,
+    top_p: Annotated[float | None, typer.Option(
+        "--top-p", help="Nucleus sampling cut-off (default: the provider's).", rich_help_panel=P_MODEL)] = None,
+    max_tokens: Annotated[int | None, typer.Option(
+        "--max-tokens", help="Completion tokens per turn (the default embedded-model smoke run uses "
+                             f"{QUICK_MAX_TOKENS}).", rich_help_panel=P_MODEL)] = 2048,
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Sampling seed, where the provider takes one.", rich_help_panel=P_MODEL)] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(
+        "--reasoning-effort", help="Reasoning models: low, medium or high.", rich_help_panel=P_MODEL)] = None,
+    tool_mode: Annotated[str, typer.Option(
+        "--tool-mode", help="native, or prompt for endpoints without tools.", rich_help_panel=P_MODEL)]
     = "native",
-    prices: Annotated[Path | None, typer.Option("--prices", help="JSON price table overriding the shipped one.")]
-    = None,
-    call_timeout: Annotated[float, typer.Option("--call-timeout", help="Seconds per tool call.")] = 60.0,
-    output_cap: Annotated[int, typer.Option(
-        "--output-cap", min=256, help="Bytes kept of each stored tool result, structured result and model completion.")]
-    = 20_000,
-    db: DbOpt = DEFAULT_DB,
-    judge: JudgeOpt = None,
-    judges: JudgesOpt = ALL_JUDGES,
-    rubric_repeats: RubricRepeatsOpt = 5,
-    judge_base_url: JudgeUrlOpt = None,
-    replay: Annotated[str | None, typer.Option(
-        "--replay", help="Replay a recorded world: a result store file (its recorded runs) or a run id in --db; "
-                         "tasks default to the recorded ones.")] = None,
-    on_miss: Annotated[str, typer.Option(
-        "--on-miss", help="Under --replay, a call never recorded: error (the agent sees replay_miss) or live.")]
-    = "error",
-    inputs: InputOpt = None,
-    start_timeout: StartTimeoutOpt = 30.0,
+    constrained: Annotated[bool, typer.Option(
+        "--constrained", help="Local model: decode tool calls under a JSON-schema grammar.",
+        rich_help_panel=P_MODEL)] = False,
+    prices: Annotated[Path | None, typer.Option(
+        "--prices", help="JSON price table overriding the shipped one.", rich_help_panel=P_MODEL)] = None,
     sampling_model: Annotated[str | None, typer.Option(
-        "--sampling-model", help="Model spec answering servers' sampling requests (default: the model under test).")]
+        "--sampling-model", help="Model spec answering servers' sampling requests (default: the model under test).",
+        rich_help_panel=P_MODEL)] = None,
+    agent: Annotated[str, typer.Option(
+        "--agent", rich_help_panel=P_AGENT,
+        help="react; planner (parallel rounds); copilot (route/execute over retrieval); reference (plays "
+             "each task's plan); stale (plays the v0 plan on every version).")] = "react",
+    modules: Annotated[str | None, typer.Option(
+        "--modules", help="react add-ons, comma-separated: reflect, plan, memory.", rich_help_panel=P_AGENT)]
     = None,
+    max_rounds: Annotated[int, typer.Option(
+        "--max-rounds", help="planner: rounds of parallel calls.", rich_help_panel=P_AGENT)] = 20,
+    top_k: Annotated[int, typer.Option("--top-k", help="copilot: tools route returns.", rich_help_panel=P_AGENT)]
+    = 5,
+    retriever: Annotated[str, typer.Option(
+        "--retriever", help="copilot: bm25 (offline), openai:MODEL (an /v1/embeddings endpoint) or local.",
+        rich_help_panel=P_AGENT)] = "bm25",
+    retriever_base_url: Annotated[str | None, typer.Option(
+        "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.",
+        rich_help_panel=P_AGENT)] = None,
+    servers: RunServersOpt = None,
+    tasks: RunTasksOpt = None,
+    task_ids: Annotated[list[str] | None, typer.Option(
+        "--task", help="Only these task ids.", rich_help_panel=P_WORLD)] = None,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", min=1, help="Only the first N tasks.", rich_help_panel=P_WORLD)] = None,
+    run_all: Annotated[bool, typer.Option(
+        "--all", help="With the default local model, run every task instead of the short smoke set.",
+        rich_help_panel=P_WORLD)] = False,
+    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task (k).", rich_help_panel=P_WORLD)]
+    = 1,
+    pool: Annotated[str, typer.Option(
+        "--pool", help="task (the task's servers, plus distractors) or all (every configured server).",
+        rich_help_panel=P_WORLD)] = "task",
+    distractors: Annotated[int | None, typer.Option(
+        "--distractors", min=0, help="Add K other servers' tools to each task without recorded distractors.",
+        rich_help_panel=P_WORLD)] = None,
+    distractor_seed: Annotated[int, typer.Option(
+        "--distractor-seed", help="Seed of the distractor choice.", rich_help_panel=P_WORLD)] = 0,
+    stages: RunStagesOpt = None,
+    lineages: RunLineagesOpt = None,
+    inputs: RunInputOpt = None,
+    reuse: Annotated[bool, typer.Option(
+        "--reuse/--no-reuse", rich_help_panel=P_WORLD,
+        help="Let reusable servers (bundled read-only ones, \"reuse\": true) serve several episodes; --no-reuse "
+             "starts every server fresh.")] = True,
     resources_as_tools: Annotated[bool, typer.Option(
-        "--resources-as-tools", help="Offer each server's resources and prompts as read_resource/get_prompt tools.")]
-    = False,
+        "--resources-as-tools", help="Offer each server's resources and prompts as read_resource/get_prompt tools.",
+        rich_help_panel=P_WORLD)] = False,
+    max_turns: Annotated[int, typer.Option(
+        "--max-turns", min=1, rich_help_panel=P_LIMITS,
+        help=f"Model turns per episode (the default embedded-model smoke run uses {QUICK_MAX_TURNS}).")] = 20,
+    max_repeats: Annotated[int, typer.Option(
+        "--max-repeats", min=0, help="End an episode when the same tool calls repeat this many turns (0: off).",
+        rich_help_panel=P_LIMITS)] = 3,
+    max_episode_tokens: Annotated[int | None, typer.Option(
+        "--max-episode-tokens", min=1, help="Token cap per episode (ends it as 'budget').",
+        rich_help_panel=P_LIMITS)] = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", min=0, help="USD cap for the run: no new episode starts past it.", rich_help_panel=P_LIMITS)]
+    = None,
+    call_timeout: Annotated[float, typer.Option(
+        "--call-timeout", help="Seconds per tool call.", rich_help_panel=P_LIMITS)] = 60.0,
+    output_cap: Annotated[int, typer.Option(
+        "--output-cap", min=256, rich_help_panel=P_LIMITS,
+        help="Bytes kept of each stored tool result, structured result and model completion.")] = 20_000,
+    start_timeout: RunStartTimeoutOpt = 30.0,
+    db: RunDbOpt = DEFAULT_DB,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", rich_help_panel=P_STORE,
+        help="Replay a recorded world: a result store file (its recorded runs) or a run id in --db; "
+             "tasks default to the recorded ones.")] = None,
+    on_miss: Annotated[str, typer.Option(
+        "--on-miss", help="Under --replay, a call never recorded: error (the agent sees replay_miss) or live.",
+        rich_help_panel=P_STORE)] = "error",
+    judge: RunJudgeOpt = None,
+    judges: RunJudgesOpt = ALL_JUDGES,
+    rubric_repeats: RunRubricRepeatsOpt = 5,
+    judge_base_url: RunJudgeUrlOpt = None,
+    concurrency: Annotated[int, typer.Option(
+        "--concurrency", min=1, help="Episodes at once.", rich_help_panel=P_SCALE)] = 4,
     executor: Annotated[str, typer.Option(
-        "--executor", help="Where episodes run: local, or ray (Ray tasks on a cluster; results stored here).")]
-    = "local",
+        "--executor", help="Where episodes run: local, or ray (Ray tasks on a cluster; results stored here).",
+        rich_help_panel=P_SCALE)] = "local",
     address: Annotated[str | None, typer.Option(
-        "--address", help="--executor ray: the cluster's address (default: start a local one).")] = None,
+        "--address", help="--executor ray: the cluster's address (default: start a local one).",
+        rich_help_panel=P_SCALE)] = None,
 ) -> None:
-    """Run agent episodes over MCP servers and store every step; re-run to resume."""
+    """Run agent episodes over MCP servers and store every step; re-run the same command to resume.
+
+    Exit codes: 0 done; 2 bad input; 3 stopped by an error no retry fixes (bad key, unknown model); 4 the
+    embedded model's llama.cpp build crashes on this machine (the message names the command that rebuilds
+    it); 128 + N stopped by signal N (130 for Ctrl-C, 143 for SIGTERM).
+    """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
     from mcptrials.run.executors import make_executor
@@ -277,12 +354,19 @@ def run(
         replayed = _replay_setup(replay, on_miss, db, servers, tasks)
         specs, loaded = load_world(servers, tasks, inputs) if replayed is None else (replayed.specs, replayed.tasks)
         chosen = _select(loaded, task_ids, limit)
-        if not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all or tasks):
+        quick = not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all
+                                                                                     or tasks)
+        if quick:  # the quick start: a short smoke set, with limits that end it in a few minutes on a laptop
             from mcptrials.bundled.world import smoke_tasks
 
             chosen = smoke_tasks(chosen)
-            err.print(f"no --model: the embedded local model runs a smoke set of {len(chosen)} bundled tasks "
-                      "(--all for every task, --limit N, or --model to use another model)")
+            given = {name for name in ("max_turns", "max_tokens", "concurrency")
+                     if getattr(ctx.get_parameter_source(name), "name", "") != "DEFAULT"}
+            max_turns = max_turns if "max_turns" in given else QUICK_MAX_TURNS
+            max_tokens = max_tokens if "max_tokens" in given else QUICK_MAX_TOKENS
+            concurrency = concurrency if "concurrency" in given else 1  # one llama context: no prompt-cache thrash
+            err.print(f"no --model: the embedded local model runs a smoke set of {len(chosen)} bundled tasks, "
+                      f"{max_turns} turns each (--all for every task, --limit N, or --model to use another model)")
         if not chosen:
             raise UsageError("no tasks to run (give --tasks FILE)")
         if agent not in AGENTS:
@@ -311,6 +395,7 @@ def run(
 
         sampler = _models([sampling_model], None, base_url, sampling, prices, tool_mode, False)[0] \
             if sampling_model else None
+        _check_local_builds([*chats, sampler])  # before the store is touched: a crashing build leaves no trace
         for plan in plans:
             plan.replay = replayed.replay if replayed is not None else None
             plan.client = ClientOptions(sampling_model=sampler, blobs=BlobStore.beside(db),
@@ -324,8 +409,9 @@ def run(
         if judge:
             from mcptrials.judges.apply import judges_from_spec
 
-            judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url,
-                                          str(prices) if prices else None)[1]
+            judge_model, judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url,
+                                                       str(prices) if prices else None)
+            _check_local_builds([judge_model.chat])
             for plan in plans:
                 plan.judges = judge_list
     async def run_plans() -> None:
@@ -363,6 +449,35 @@ def run(
     from mcptrials.report.summary import report_from_store
 
     print_tables(report_from_store(store), out)
+    if quick:
+        _print_next_steps(db)
+
+
+def _print_next_steps(db: str) -> None:
+    """After the quick start: where to look, and how to point the harness at a real model and one's own servers."""
+    at = "" if db == DEFAULT_DB else f" --db {db}"
+    steps = [
+        (f"mcptrials view{at}", "browse the runs and every episode, step by step, in the browser"),
+        (f"mcptrials report{at} --format html -o report.html", "the results as one self-contained HTML page"),
+        ("mcptrials run --model openai:gpt-4o-mini --limit 20",
+         "a real model (needs OPENAI_API_KEY; --base-url for any OpenAI-compatible endpoint)"),
+        ("mcptrials run --servers my_servers.json --tasks my_tasks.jsonl",
+         "your own MCP servers (mcpServers JSON) and tasks"),
+    ]
+    out.print("\n[bold]Next:[/bold]")
+    width = max(len(command) for command, _ in steps)
+    for command, what in steps:
+        out.print(f"  [cyan]{escape(command.ljust(width))}[/cyan]  {what}", highlight=False, soft_wrap=True)
+
+
+def _check_local_builds(models: list[Any]) -> None:
+    """Probe the llama.cpp build in a child process for each embedded model (``models/llama_probe.py``)."""
+    from mcptrials.models.local import LocalModel
+
+    for chat in models:
+        inner = getattr(chat, "inner", chat)  # --tool-mode prompt wraps the model
+        if isinstance(inner, LocalModel):
+            inner.check_build()
 
 
 def _replay_setup(source: str | None, on_miss: str, db: str, servers: Path | None,
@@ -463,7 +578,8 @@ def report(
         "--decay", help="Only the decay curve: per stored refresh, the fraction of tasks identical/drifted/broken.")]
     = False,
     out_file: Annotated[Path | None, typer.Option(
-        "--out", help="Write the report to this file (html: one self-contained page) instead of stdout.")] = None,
+        "--out", "-o", help="Write the report to this file (html: one self-contained page) instead of stdout.")]
+    = None,
     episodes: Annotated[bool, typer.Option(
         "--episodes", help="Also list every episode: task id, version, attempt, outcome, failure codes.")] = False,
 ) -> None:
@@ -471,6 +587,7 @@ def report(
     from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
     from mcptrials.store.db import Store
+    from mcptrials.store.run_status import attention as run_attention
 
     with _user_errors():
         if fmt not in {"table", "json", "csv", "html"}:
@@ -489,6 +606,7 @@ def report(
             return
         data = report_from_store(store, k, lineages=found)
         data.update(_replay_sections(store))
+        data.update(run_attention(store))
         if labels is not None:
             from mcptrials.judges.labelset import load_labels, measure
 
@@ -499,6 +617,8 @@ def report(
         with _user_errors():
             write_output(rendered(data, fmt, db), out_file, err)
     else:
+        for state in data.get("runs_ended_early", []) + data.get("runs_running", []):
+            out.print(f"[yellow]{escape(state['line'])}[/yellow]", highlight=False, soft_wrap=True)
         print_tables(data, out)
         if episodes:
             from mcptrials.report.terminal import print_episodes
@@ -548,7 +668,7 @@ def refresh(
         "--stage", help="Refresh against this version of the servers' lineages (e.g. v1), tasks as written.")] = None,
     lineages: LineagesOpt = None,
     task_ids: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Reference plans played at once.")] = 4,
     fmt: FormatOpt = "table",
 ) -> None:
     """Re-run every task's reference plan on today's servers: identical, drifted or broken since its baseline.
@@ -851,8 +971,10 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
 
 @tasks_app.command("check")
 def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
-                task_ids: Annotated[list[str] | None, typer.Option("--task")] = None,
-                concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+                task_ids: Annotated[list[str] | None, typer.Option(
+                    "--task", help="Only these task ids (repeatable).")] = None,
+                concurrency: Annotated[int, typer.Option(
+                    "--concurrency", min=1, help="Reference plans played at once.")] = 4,
                 repeat: Annotated[bool, typer.Option(
                     "--repeat", help="Run each plan twice (fresh servers, then reused ones); compare results.")]
                 = False,
@@ -936,7 +1058,8 @@ def tasks_keypoints(
     model: Annotated[str, typer.Option("--model", help="Model that writes the key points.")],
     tasks: Annotated[Path, typer.Option("--tasks", help="Task file (JSON, JSONL or YAML).")],
     out_file: Annotated[Path, typer.Option("--out", help="Where to write the tasks with key points.")],
-    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL of the model.")]
+    = None,
     db: Annotated[str | None, typer.Option("--db", help="Store caching the model's replies.")] = None,
 ) -> None:
     """Generate key points once for every task that has none, and write the tasks out (JSONL)."""
@@ -996,6 +1119,10 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
         strays = sorted({a.task for a in corpus if a.task not in known})
         if strays:
             raise UsageError(f"alternatives name unknown task(s): {', '.join(strays[:10])}")
+        covered = {a.task for a in corpus}
+        uncovered = [t.id for t in chosen if t.id not in covered]
+        if sources:  # a file of one's own judges the tasks it covers; the others are listed, not failed
+            chosen = [t for t in chosen if t.id in covered]
         wanted = {t.id for t in chosen}
         corpus = [a for a in corpus if a.task in wanted]
         if not corpus:
@@ -1022,13 +1149,15 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
                 out.print(f"{version}: {right}/{len(played)} alternatives judged right")
             results.extend(played)
     summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
+    summary["uncovered"] = uncovered if sources else []
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
         for miss in summary["misses"]:
             verdict = "rejected" if miss["expect"] == "accept" else "accepted"
-            err.print(f"[red]MISS[/red] {miss['task']}/{miss['id']}@{miss['version']} ({', '.join(miss['classes'])}):"
-                      f" {verdict}, should be {miss['expect']}ed — {miss['detail']}", highlight=False)
+            err.print(f"[red]MISS[/red] {escape(miss['task'])}/{escape(miss['id'])}@{escape(miss['version'])} "
+                      f"({escape(', '.join(miss['classes']))}): {verdict}, should be {miss['expect']}ed — "
+                      f"{escape(miss['detail'])}", highlight=False)
         table = Table(title="alternatives per class", title_justify="left")
         for column in ("class", "expect", "played", "judged right"):
             table.add_column(column, justify="left" if column in {"class", "expect"} else "right")
@@ -1043,8 +1172,11 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
         for kind, ids in summary["tasks_without"].items():
             if ids:
                 out.print(f"tasks without a {'correct' if kind == 'accept' else 'wrong'} alternative: {len(ids)}"
-                          f" ({', '.join(ids[:8])}{' ...' if len(ids) > 8 else ''})")
-    gaps = any(summary["tasks_without"].values())
+                          f" ({escape(', '.join(ids[:8]))}{' ...' if len(ids) > 8 else ''})")
+        if summary["uncovered"]:
+            out.print(f"tasks the file does not cover (not judged): {len(uncovered)}"
+                      f" ({escape(', '.join(uncovered[:8]))}{' ...' if len(uncovered) > 8 else ''})")
+    gaps = not sources and any(summary["tasks_without"].values())  # the bundled corpus must cover every task
     raise typer.Exit(1 if summary["misses"] or gaps else 0)
 
 
@@ -1058,23 +1190,26 @@ def generate(
     server: Annotated[list[str] | None, typer.Option("--server", help="Only these servers of the config.")] = None,
     model: Annotated[str, typer.Option("--model", help="Model spec, e.g. openai:gpt-4o-mini, local:.")] = "local:",
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same tasks).")] = 0,
     categories: Annotated[list[str] | None, typer.Option(
         "--categories", help="Categories (comma-separated or repeated) of the 15; default: all (chains: "
                              "prerequisite-strict, complementary, long-similar-chain).")] = None,
     distractors: Annotated[int, typer.Option("--distractors", min=0, help="Distractor tools per task.")] = 0,
     max_candidates: Annotated[int | None, typer.Option("--max-candidates", min=1, help="Candidate budget "
                                                                                         "(default 4 x N).")] = None,
-    min_solvability: Annotated[float, typer.Option("--min-solvability", min=1, max=10)] = 9.0,
-    min_utility: Annotated[float, typer.Option("--min-utility", min=1, max=10)] = 5.0,
+    min_solvability: Annotated[float, typer.Option(
+        "--min-solvability", min=1, max=10, help="Quality filter: lowest solvability score (1-10) kept.")] = 9.0,
+    min_utility: Annotated[float, typer.Option(
+        "--min-utility", min=1, max=10, help="Quality filter: lowest utility score (1-10) kept.")] = 5.0,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Explorer turns per candidate.")] = 20,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Re-asks of a malformed reply.")] = 2,
     now: Annotated[str | None, typer.Option("--now", help="Frozen clock of the tasks (ISO 8601 with offset).")]
     = None,
     fixtures: Annotated[Path | None, typer.Option("--fixtures", help="Folder of text files put in every "
                                                                      "candidate's workspace.")] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = 0.0,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 2048,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Completion tokens per model reply.")]
+    = 2048,
     fmt: FormatOpt = "table",
 ) -> None:
     """Generate a verified benchmark for any servers; re-run the same command to resume."""
@@ -1112,12 +1247,13 @@ def evolve(
     server: Annotated[str, typer.Option("--server", help="Name of the server to evolve.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for versions v0..vN and their manifests.")],
     servers: ServersOpt = None,
-    rounds: Annotated[int, typer.Option("--rounds", min=1, max=50)] = 5,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, max=50, help="Versions to make after v0.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="interface (deterministic proxy plans) or source (LLM).")]
     = "interface",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the operator choice (--mode interface).")] = 0,
     model: Annotated[str | None, typer.Option("--model", help="LLM for --mode source.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL of that LLM.")]
+    = None,
 ) -> None:
     """Evolve a server through versions, one operator (O1-O11) per round, with a manifest per version.
 
@@ -1185,7 +1321,8 @@ def bench_retrieval(
     servers: ServersOpt = None,
     tasks: TasksOpt = None,
     retriever: Annotated[str, typer.Option("--retriever", help="bm25, openai:MODEL or local.")] = "bm25",
-    retriever_base_url: Annotated[str | None, typer.Option("--retriever-base-url")] = None,
+    retriever_base_url: Annotated[str | None, typer.Option(
+        "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.")] = None,
     ks: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = "1,3,5,10",
     fmt: FormatOpt = "table",
 ) -> None:

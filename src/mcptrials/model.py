@@ -206,11 +206,19 @@ class Fact(_Model):
     ``label`` and ``value`` may list alternatives: any label names the fact, any value is right.
     Values compare normalised (numbers, dates, times, case); ``tol`` is an absolute tolerance
     on numbers (without it, a number matches when the text rounds it correctly).
+
+    The fact holds only when its label is bound to a right value and to no other value of the
+    same kind: "5, or possibly 7", "5 ... actually 7" fail as ambiguous claims. ``range``: the
+    value may be given as a range ("12 to 14"). ``unit``: the unit of a numeric value ("C", "km",
+    "min", "kg", ...); the answer may then state it in another unit of the same quantity,
+    converted ("54 F", "8.1 mi", "1 h 35 min").
     """
 
     label: str | list[str]
     value: Scalar | list[Scalar]
     tol: float | None = None
+    range: bool = False
+    unit: str | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -366,6 +374,58 @@ class ValueCheckpoint(_TextChecks):
         return self
 
 
+class ConclusionCheckpoint(_Model):
+    """The conclusion the answer draws: which options it asserts a role of, or yes/no on one question.
+
+    ``role`` lists phrases that assert the role ("cheapest", "can be reserved", "beat"),
+    ``opposite`` phrases that assert its negation ("most expensive" is not one: "fully booked",
+    "closed", "missed"). With ``options`` (every option the task knows; a list item gives one
+    option's aliases, its first name is its name), ``holds`` names the options the role holds
+    for (empty: none of them): the answer must assert it of each of them and of no other. Without
+    options, ``holds`` is true or false: the answer must say yes (assert the role) or no (deny
+    it, or assert the opposite), and not both. Negation is read ("X is not available", "none of
+    them", "not X but Y"); "the former"/"the latter" name the options they point back to.
+    """
+
+    id: str
+    kind: Literal["conclusion"] = "conclusion"
+    role: list[str] = Field(min_length=1)
+    opposite: list[str] = Field(default_factory=list)
+    options: list[str | list[str]] = Field(default_factory=list)
+    holds: bool | list[str] = True
+    description: str = ""
+
+    @property
+    def option_names(self) -> list[list[str]]:
+        """Each option's names (its first is its name)."""
+        return [[o] if isinstance(o, str) else list(o) for o in self.options]
+
+    @model_validator(mode="after")
+    def _coherent(self) -> ConclusionCheckpoint:
+        if not all(str(r).strip() for r in [*self.role, *self.opposite]):
+            raise ValueError(f"conclusion {self.id!r}: role and opposite phrases must not be empty")
+        if self.options:
+            if isinstance(self.holds, bool):
+                raise ValueError(f"conclusion {self.id!r}: with options, holds lists the options the role holds for")
+            names = {n.casefold() for names in self.option_names for n in names}
+            unknown = [h for h in self.holds if h.casefold() not in names]
+            if unknown:
+                raise ValueError(f"conclusion {self.id!r}: holds names {unknown}, which are not options")
+        elif not isinstance(self.holds, bool):
+            raise ValueError(f"conclusion {self.id!r}: without options, holds is true (yes) or false (no)")
+        return self
+
+
+class Count(_Model):
+    """How many records must meet a state check: at least ``min``, at most ``max``."""
+
+    min: int = Field(default=0, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    def admits(self, n: int) -> bool:
+        return n >= self.min and (self.max is None or n <= self.max)
+
+
 class StateCheckpoint(_TextChecks):
     """What must be true of the episode sandbox after the agent stopped: a file, a JSON value, a DB row.
 
@@ -373,6 +433,10 @@ class StateCheckpoint(_TextChecks):
     ``absent``; JSON files select records with ``json_path`` (``$.messages[*]``); SQLite files
     with ``query``. Records are kept when they meet ``where``; the checkpoint holds when some
     kept record meets ``match`` (or exactly ``count`` do), or the query returns ``rows``.
+
+    A check with ``match`` counts a created, sent, booked or appended item exactly once by
+    default: the same item written twice fails (``duplicate_write``). ``count`` says otherwise:
+    a number (exactly), or ``{min: 1}`` (any number of them, at least one).
     """
 
     id: str
@@ -384,7 +448,7 @@ class StateCheckpoint(_TextChecks):
     query: str | None = None
     where: dict[str, Matcher] = Field(default_factory=dict)
     match: dict[str, Matcher] = Field(default_factory=dict)
-    count: int | None = Field(default=None, ge=0)
+    count: int | Count | None = None
     rows: list[list[Any]] | None = None
     ordered: bool = False
     description: str = ""
@@ -413,12 +477,15 @@ class StateCheckpoint(_TextChecks):
             raise ValueError(f"state checkpoint {self.id!r}: where/match/count/json_path need a JSON or SQLite file")
         if fmt != "text" and self.has_text_checks():
             raise ValueError(f"state checkpoint {self.id!r}: contains/facts/absent are for text files; use match")
+        if isinstance(self.count, int) and self.count < 0:
+            raise ValueError(f"state checkpoint {self.id!r}: count must be at least 0")
         if not self.exists and (records or self.has_text_checks() or self.query):
             raise ValueError(f"state checkpoint {self.id!r}: a file that must be absent has nothing to match")
         return self
 
 
-Checkpoint = Annotated[ToolEffectCheckpoint | ValueCheckpoint | StateCheckpoint, Field(discriminator="kind")]
+Checkpoint = Annotated[ToolEffectCheckpoint | ValueCheckpoint | StateCheckpoint | ConclusionCheckpoint,
+                       Field(discriminator="kind")]
 
 
 class Minefield(_Model):
@@ -438,13 +505,27 @@ class Complexity(_Model):
     branching: int = 0
 
 
+class Grounding(_Model):
+    """Which assertions of the answer need no source: values the task allows it to state freely."""
+
+    allow: list[Scalar] = Field(default_factory=list)
+
+
 class TaskSpec(_Model):
-    """What a trajectory must achieve (checkpoints), must avoid (minefields) and in what order."""
+    """What a trajectory must achieve (checkpoints), must avoid (minefields) and in what order.
+
+    ``grounding``: every figure, date, time and code the final answer asserts must come from the
+    prompt, a tool result the agent saw, or simple arithmetic over them (false turns this off;
+    ``{allow: [...]}`` names values that need no source). ``repeats``: the task allows the same
+    write twice with the same arguments (by default that is a ``duplicate_write``).
+    """
 
     checkpoints: list[Checkpoint] = Field(min_length=1)
     minefields: list[Minefield] = Field(default_factory=list)
     partial_order: list[tuple[str, str]] = Field(default_factory=list)
     complexity: Complexity | None = None
+    grounding: bool | Grounding = True
+    repeats: bool = False
 
     @model_validator(mode="after")
     def _order_names_checkpoints(self) -> TaskSpec:
@@ -726,7 +807,8 @@ class Episode(_Model):
 
 FailureCode = Literal[
     "missing_effect", "wrong_arguments", "missing_value", "wrong_state", "minefield", "order_violation",
-    "no_answer", "max_turns", "budget",
+    "no_answer", "max_turns", "budget", "ambiguous_claim", "wrong_value", "wrong_conclusion", "ungrounded_claim",
+    "duplicate_write",
 ]
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from mcptrials.bundled.tasks import build_business_productivity as builder
+from mcptrials.bundled.world import TASKS_DIR
 from mcptrials.model import Task, ValueCheckpoint, split_qualified
 from mcptrials.scoring.effects import score_effects
 from mcptrials.tasks.loader import load_tasks
 
-TASK_FILE = builder.OUTPUT
+TASK_FILE = TASKS_DIR / "business_productivity.jsonl"
 CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
               "homonym-trap", "decoy", "prerequisite-strict", "recovery-required", "destructive-adjacent",
               "ambiguous-intent", "cross-server-alternative", "complementary"}
@@ -40,7 +40,6 @@ def test_every_line_is_a_valid_task_and_loads() -> None:
         assert task.now is not None and task.now.utcoffset() is not None
         assert task.concrete_prompt and task.key_points and task.reference
         assert set(task.servers) <= MY_SERVERS
-        assert all(cp.source == "tool_result" for cp in task.spec.checkpoints if isinstance(cp, ValueCheckpoint))
 
 
 def test_coverage_of_categories_lengths_servers_and_state() -> None:
@@ -57,19 +56,3 @@ def test_coverage_of_categories_lengths_servers_and_state() -> None:
     assert len(stateful) >= 20
     destructive = [t for t in tasks() if t.category == "destructive-adjacent"]
     assert all(t.spec.minefields for t in destructive)
-
-
-@pytest.mark.parametrize("task_id", [t.id for t in tasks()])
-def test_reference_plan_passes_its_own_spec(task_id: str) -> None:
-    task = next(t for t in tasks() if t.id == task_id)
-    calls = builder.run_task_calls(task, builder.reference_calls(task))
-    assert not [c.text for c in calls if c.is_error]
-    score = score_effects(task, builder.episode_of(task, calls))
-    assert score.passed, [r.detail for r in score.checkpoints if not r.passed] + [score.detail]
-
-
-@pytest.mark.slow
-def test_builder_reproduces_the_shipped_file(tmp_path: Path) -> None:
-    records = builder.build(check=False)
-    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n" for r in records)
-    assert text == TASK_FILE.read_text(encoding="utf-8")

@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from mcptrials.bundled.tasks import build_travel_knowledge as builder
+from mcptrials.bundled.world import TASKS_DIR
 from mcptrials.model import Episode, Task, ToolCallRecord, ToolEffectCheckpoint, ValueCheckpoint, split_qualified
 from mcptrials.scoring.effects import score_effects
 from mcptrials.servers.sandbox import write_fixtures
 from mcptrials.tasks.loader import load_tasks
 
-TASK_FILE = builder.OUT
+TASK_FILE = TASKS_DIR / "travel_knowledge.jsonl"
 CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
               "homonym-trap", "decoy", "prerequisite-strict", "recovery-required", "destructive-adjacent",
               "ambiguous-intent", "cross-server-alternative", "complementary"}
@@ -195,17 +195,3 @@ def test_partial_order_is_enforced(replays: dict[str, list[ToolCallRecord]]) -> 
         if not _passes(task, reversed_calls):
             checked += 1
     assert checked >= 30
-
-
-@pytest.mark.slow
-def test_task_file_is_in_sync_with_its_builder() -> None:
-    saved = {k: os.environ.get(k) for k in ("MCPTRIALS_NOW", "MCPTRIALS_SANDBOX")}
-    try:
-        lines = [json.dumps(builder.build(t), ensure_ascii=False) for t in builder.task_defs()]
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    assert TASK_FILE.read_text(encoding="utf-8").splitlines() == lines

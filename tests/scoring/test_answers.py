@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mcptrials.model import Fact
-from mcptrials.scoring.answers import absent_violations, check_facts, states
+from mcptrials.scoring.answers import absent_violations, states
+from mcptrials.scoring.claims import check_facts
 
 
 @pytest.mark.parametrize(("text", "expected", "found"), [
@@ -188,13 +189,13 @@ def test_underscores_separate_words() -> None:
 
 def test_contains_items_may_list_alternatives_and_words_take_plurals() -> None:
     from mcptrials.model import ValueCheckpoint
-    from mcptrials.scoring.answers import text_problems
+    from mcptrials.scoring.claims import text_problems
 
     cp = ValueCheckpoint(id="a", contains=[["invite", "invitation"], "venue", "G3"])
     assert text_problems(cp, "Send the invitations and book the venue for G3.") == []
     assert text_problems(cp, "Send invites, book venues, take G3") == []
-    assert text_problems(cp, "Send invites and book the venue for G31.") == ["missing ['G3']"]
-    assert text_problems(cp, "Send invites and book the revenue for G3.") == ["missing ['venue']"]
+    assert [p.detail for p in text_problems(cp, "Send invites and book the venue for G31.")] == ["missing ['G3']"]
+    assert [p.detail for p in text_problems(cp, "Send invites and book the revenue for G3.")] == ["missing ['venue']"]
 
 
 def test_one_value_after_several_labels_binds_to_all() -> None:

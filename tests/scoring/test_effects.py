@@ -26,9 +26,10 @@ TASK = Task.model_validate({
 })
 
 
-def episode(calls: list[tuple[str, dict[str, Any], bool]], final: str = "", termination: str = "done") -> Episode:
+def episode(calls: list[tuple[str, dict[str, Any], bool]], final: str = "", termination: str = "done",
+            content: str = "ok") -> Episode:
     steps = [ToolCallRecord(index=i, call_id=str(i), turn=i, name=name, server=name.split("__")[0],
-                            tool=name.split("__")[1], arguments=args, content="ok", is_error=err)
+                            tool=name.split("__")[1], arguments=args, content=content, is_error=err)
              for i, (name, args, err) in enumerate(calls)]
     return Episode(id="e", run_id="r", task_id="t1", agent="a", model="m", attempt=0, config_hash="h",
                    steps=steps, final_answer=final, termination=termination)  # type: ignore[arg-type]
@@ -167,7 +168,9 @@ def test_answer_checks_read_the_final_message_only() -> None:
         {"id": "a", "kind": "value_produced", "source": "final_message",
          "facts": [{"label": "actual", "value": 4.36}, {"label": "expected", "value": 4.15}], "absent": ["missed"]}]}})
     tool = [("s__t", {}, False)]
-    assert score_effects(task, episode(tool, final="Actual EPS $4.36 vs expected $4.15: a beat.")).passed
-    swapped = score_effects(task, episode(tool, final="Actual EPS $4.15 vs expected $4.36."))
+    seen = '{"actual": 4.36, "estimate": 4.15}'
+    assert score_effects(task, episode(tool, final="Actual EPS $4.36 vs expected $4.15: a beat.", content=seen)).passed
+    swapped = score_effects(task, episode(tool, final="Actual EPS $4.15 vs expected $4.36.", content=seen))
     assert swapped.failure_codes == ["missing_value"]
-    assert not score_effects(task, episode(tool, final="Actual 4.36, expected 4.15, so it missed.")).passed
+    assert not score_effects(task, episode(tool, final="Actual 4.36, expected 4.15, so it missed.",
+                                           content=seen)).passed

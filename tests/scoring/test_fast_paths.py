@@ -20,7 +20,7 @@ from referencing.exceptions import Unresolvable
 
 from mcptrials.bundled.world import bundled_tasks
 from mcptrials.model import StateCheckpoint, ValueCheckpoint
-from mcptrials.scoring import answers, rules
+from mcptrials.scoring import answers, claims, rules
 from mcptrials.scoring.memo import forget_episode
 from mcptrials.tasks.alternatives import bundled_alternatives
 
@@ -62,9 +62,9 @@ def test_text_holds_is_exactly_no_text_problems(corpus: dict[str, list[str]]) ->
             for verbatim in (False, True):
                 for absent in (False, True):
                     forget_episode()
-                    full = answers.text_problems(cp, text, verbatim=verbatim, absent=absent)
+                    full = claims.text_problems(cp, text, verbatim=verbatim, absent=absent)
                     forget_episode()
-                    fast = answers.text_holds(cp, text, verbatim=verbatim, absent=absent)
+                    fast = claims.text_holds(cp, text, verbatim=verbatim, absent=absent)
                     assert fast is (not full), (task_id, cp.id, text, verbatim, absent, full)
                     checked += 1
                     held += fast
@@ -78,9 +78,9 @@ def test_facts_stated_is_exactly_every_fact_stated(corpus: dict[str, list[str]])
             continue
         for text in corpus.get(task_id, []):
             forget_episode()
-            full = all(v.stated for v in answers.check_facts(text, cp.facts))
+            full = all(v.stated for v in claims.check_facts(text, cp.facts))
             forget_episode()
-            assert answers.facts_stated(text, cp.facts) is full, (task_id, cp.id, text)
+            assert claims.facts_stated(text, cp.facts) is full, (task_id, cp.id, text)
             checked += 1
             stated += full
     assert checked > 1000 and 0 < stated < checked

@@ -68,12 +68,8 @@ def smoke_tasks(tasks: list[Task], n: int = 5) -> list[Task]:
 
 
 def bundled_tasks() -> list[Task]:
-    """The whole bundled task suite, with its hand-written verdict layer applied."""
-    from mcptrials.bundled.verdicts import apply_overlay, overlays
-    from mcptrials.tasks.loader import parse_tasks, read_task_records
+    """The whole bundled task suite: each file's specs are the ones that run."""
+    from mcptrials.tasks.loader import load_tasks
 
     files = bundled_task_files()
-    table = overlays()
-    records = [(where, apply_overlay(r, table[r["id"]]) if isinstance(r, dict) and r.get("id") in table else r)
-               for where, r in read_task_records(*files)] if files else []
-    return parse_tasks(records)
+    return load_tasks(*files) if files else []

@@ -17,12 +17,12 @@ from mcptrials.evolve.lineage import version_server_spec
 from mcptrials.evolve.mapping import CallTarget, ToolRemovedError, rewrite_call, tool_mapping
 from mcptrials.evolve.plan import PlanChain, PlanError, load_plan_chain
 from mcptrials.model import (
+    Checkpoint,
     EffectMember,
     Matcher,
     Minefield,
     PlannedCall,
     ServerSpec,
-    StateCheckpoint,
     Task,
     ToolEffectCheckpoint,
     ValueCheckpoint,
@@ -220,7 +220,7 @@ def rewrite_task(task: Task, lineages: Lineages, version: str) -> Task:
         chain = chains.get(server)
         tool, args = (step.tool, step.args) if chain is None else rewrite_call(chain, step.tool, step.args)
         reference.append(PlannedCall(tool=tool, args=args))
-    checkpoints: list[ToolEffectCheckpoint | ValueCheckpoint | StateCheckpoint] = []
+    checkpoints: list[Checkpoint] = []
     for cp in task.spec.checkpoints:
         if isinstance(cp, ToolEffectCheckpoint):
             checkpoints.append(_rewrite_effect(cp, chains))

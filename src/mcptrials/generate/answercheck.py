@@ -13,7 +13,8 @@ from typing import Any
 
 from mcptrials.generate.values import Value, grounded_in, leaves, parse_json, precise_number, values_in
 from mcptrials.model import Fact, ValueCheckpoint
-from mcptrials.scoring.answers import check_facts, normalise_text
+from mcptrials.scoring.answers import normalise_text
+from mcptrials.scoring.claims import check_facts
 from mcptrials.scoring.matchers import values_equal
 
 _LABEL_STOP = {"the", "a", "an", "of", "is", "was", "are", "were", "at", "on", "in", "to", "for", "and", "or", "with",

@@ -1,12 +1,11 @@
 """Tier-2 effect-equivalence judge (DynamicMCPBench §3.4).
 
-Runs only on episodes that failed Tier-1 on a ``tool_effect``, ``value_produced`` or ``state``
-checkpoint, and never on one that stepped on a minefield or broke the partial order (those
-stay failed whatever a judge thinks). Each failed checkpoint is shown to the judge on its own
-with the trajectory; the judge may upgrade it when the same effect was brought about another
-way. The episode passes Tier-1+2 when every failed checkpoint is upgraded.
-
-The final answer is shown only for a value checkpoint that reads the final message.
+As the paper has it, a judge may upgrade only a failed ``tool_effect`` checkpoint: the effect
+was brought about by another tool, or with other arguments to the same effect. It never reads
+or overrides the answer: an episode that failed an answer, state, conclusion, grounding,
+duplicate-write, minefield or order check stays failed whatever a judge thinks, so the judge
+does not run on it. Each failed tool-effect checkpoint is shown to the judge on its own with the
+trajectory; the episode passes Tier-1+2 when every one of them is upgraded.
 """
 
 from __future__ import annotations
@@ -28,18 +27,16 @@ from mcptrials.judges.base import (
 )
 from mcptrials.judges.render import (
     checkpoint_text,
-    final_answer_text,
-    state_text,
     tool_names,
     tools_text,
     trajectory_text,
 )
-from mcptrials.model import CheckpointResult, Episode, Score, StateCheckpoint, Task, ToolInfo, ValueCheckpoint
+from mcptrials.model import CheckpointResult, Episode, Score, Task, ToolInfo
 
 NAME = "tier2"
 VERSION = "1"
-JUDGEABLE = frozenset({"missing_effect", "wrong_arguments", "missing_value", "wrong_state"})
-"""Tier-1 checkpoint failures a judge may overturn."""
+JUDGEABLE = frozenset({"missing_effect", "wrong_arguments"})
+"""Tier-1 checkpoint failures a judge may overturn: those of tool-effect checkpoints."""
 NEVER = frozenset({"minefield", "order_violation"})
 
 
@@ -59,7 +56,10 @@ def applies(tier1: Score, episode: Episode) -> list[CheckpointResult]:
         return []
     if NEVER.intersection(tier1.failure_codes):
         return []
-    return [r for r in tier1.checkpoints if not r.passed and r.failure in JUDGEABLE]
+    failed = [r for r in tier1.checkpoints if not r.passed]
+    if any(r.failure not in JUDGEABLE for r in failed):
+        return []  # an answer, state or other failure no judge may overturn: the episode stays failed
+    return failed
 
 
 @dataclass
@@ -82,13 +82,8 @@ class Tier2Judge:
         results: list[CheckpointResult] = []
         for result in failed:
             cp = next(c for c in task.spec.checkpoints if c.id == result.id)
-            extra = ""
-            if isinstance(cp, ValueCheckpoint) and cp.source in {"final_message", "any"}:
-                extra = f"\n## The agent's final answer (this checkpoint reads it)\n{final_answer_text(episode)}\n"
-            elif isinstance(cp, StateCheckpoint):
-                extra = f"\n## The sandbox after the agent stopped\n{state_text(episode)}\n"
             user = render("tier2_user.txt", prompt=task.prompt, checkpoint=checkpoint_text(task, cp.id, result),
-                          tools=offered, trajectory=trajectory, extra=extra)
+                          tools=offered, trajectory=trajectory, extra="")
             answer = await self.model.ask(self.name, self.version, system, user, _validate)
             answers.append(answer)
             if not answer.ok:

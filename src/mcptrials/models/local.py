@@ -68,6 +68,9 @@ class _Engine:
     """One loaded llama.cpp model and its context; the process holds at most one."""
 
     def __init__(self, path: Path, n_ctx: int, n_threads: int, seed: int) -> None:
+        from mcptrials.models.llama_probe import ensure_llama_runs
+
+        ensure_llama_runs(path, n_threads)  # a build that crashes on this CPU is caught in a child, not here
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # the extra is not installed
@@ -236,6 +239,16 @@ class LocalModel:
                     digest.update(chunk)
             self._sha256 = digest.hexdigest()
         return self._sha256
+
+    def check_build(self, notify: Callable[[str], None] | None = None) -> None:
+        """Make sure llama.cpp runs this model here without loading it in this process (``llama_probe``).
+
+        Raises ``LlamaBuildError`` when the build crashed in the child, ``ProviderError`` when the
+        weights are missing or llama.cpp refused them.
+        """
+        from mcptrials.models.llama_probe import ensure_llama_runs
+
+        ensure_llama_runs(self.model_path(), self.n_threads, notify)
 
     def load(self) -> None:
         """Load the model now rather than on the first call, to fail fast and time loading apart."""

@@ -285,6 +285,13 @@ def render_html(report: dict[str, Any], title: str = "mcptrials report", source:
     def empty(why: str) -> str:
         return f'<p class="empty">{_esc(why)}</p>'
 
+    ended = report.get("runs_ended_early") or []
+    if ended:  # a crash or an interrupt: say so before the (possibly empty) results
+        add("runs", "Runs that ended early", "Their finished episodes are stored; re-run the same command to "
+            "resume (stored episodes are skipped).",
+            _table(["run", "model / agent / version", "status", "what to do"],
+                   [[s["id"], s["label"] or "", s["text"] + (f": {s['note']}" if s["status"] == "failed" and s["note"]
+                                                             else ""), s["hint"]] for s in ended]))
     if not summary:
         parts.append(_section("empty", "No episodes", "", empty("No episodes stored yet: run `mcptrials run` first.")))
     elif not any(r["n_tasks"] for r in summary):  # only infra errors: no plot has a point to draw

@@ -6,6 +6,7 @@ nothing is run twice and nothing is lost, also after ``kill -9``.
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 import uuid
@@ -215,20 +216,54 @@ async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = N
 
     Holds the store's run lock for these settings (``store.lock``): a second identical run is refused.
     """
-    from mcptrials.store.lock import hold_run_lock
+    from mcptrials.store.lock import hold_run_lock, owner
 
     current_client.set((plan.client.for_run(plan.model), None))  # servers started ahead of their episode
 
     label = f"{plan.model_spec} / {plan.agent.name} / {plan.version}"
-    async with hold_run_lock(store, stable_hash(plan.settings()), uuid.uuid4().hex, label):
-        return await _execute(plan, store, on_event)
-
-
-async def _execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = None) -> RunResult:
-    t0 = time.perf_counter()
     run_id = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    async with hold_run_lock(store, stable_hash(plan.settings()), run_id, label):
+        # the run row says what became of the run; one killed outright stays "running" with a dead process
+        # (store/run_status.py tells the two apart)
+        try:
+            result = await _execute(plan, store, run_id, owner(label), on_event)
+        except BaseException as exc:
+            _record_end(plan, store, run_id, exc)
+            raise
+        _record_end(plan, store, run_id, None)
+        return result
+
+
+def _record_end(plan: RunPlan, store: Store, run_id: str, exc: BaseException | None) -> None:
+    """Store how the run ended: finished, interrupted (Ctrl-C, SIGTERM, cancelled) or failed (with the error)."""
+    note = None
+    leaves = _leaves(exc) if exc is not None else []
+    if exc is None:
+        status = "finished"
+    elif all(isinstance(e, KeyboardInterrupt | anyio.get_cancelled_exc_class()) for e in leaves):
+        status = "interrupted"
+    else:
+        status = "failed"
+        said = list(dict.fromkeys(str(e) if isinstance(e, FatalRunError) else f"{type(e).__name__}: {e}"
+                                  for e in leaves if not isinstance(e, anyio.get_cancelled_exc_class())))
+        more = f" (and {len(said) - 1} other error(s))" if len(said) > 1 else ""
+        note = redact(said[0] + more, run_secrets(plan.servers.values(), [plan.model]))
+    with contextlib.suppress(Exception):  # the store may be what failed; the original error is the one to see
+        store.end_run(run_id, status, note)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The errors inside (nested) exception groups, as a task group raises them; the error itself otherwise."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, Any],
+                   on_event: ProgressHook | None = None) -> RunResult:
+    t0 = time.perf_counter()
     base_hash = stable_hash(plan.settings())
-    store.save_run(run_id, base_hash, plan.record())
+    store.save_run(run_id, base_hash, plan.record(), owner)
     store.save_tasks(plan.tasks)
     done = store.completed_keys()
     todo: list[tuple[Task, int, str]] = []

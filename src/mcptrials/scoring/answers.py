@@ -10,6 +10,7 @@ the right statement.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -18,7 +19,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
+from mcptrials.model import Scalar
 from mcptrials.scoring.memo import EpisodeMemo
 
 # --------------------------------------------------------------------------- text
@@ -29,7 +30,8 @@ _PUNCT = str.maketrans({"_": " ", "\u2018": "'", "\u2019": "'", "\u201c": '"', "
 
 
 def normalise_text(text: str, *, fold: bool = True) -> str:
-    """NFKC, plain quotes and dashes, underscores as spaces, no accents, single spaces; case-folded if ``fold``."""
+    """NFKC, plain quotes and dashes, underscores as spaces, no accents, single spaces, numbers written
+    in words as digits ("nineteen" is 19, "the fourth" is "the 4th"); case-folded if ``fold``."""
     if text.isascii():  # fast path (re-scoring speed): ASCII is NFKC/NFKD-stable and has no accents
         text = text.translate(_PUNCT)
     else:
@@ -37,10 +39,69 @@ def normalise_text(text: str, *, fold: bool = True) -> str:
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     if any(map(text.__contains__, ("  ", "\t", "\r", "\f", "\v"))):  # else there is nothing to collapse
         text = _BLANKS.sub(" ", text)
+    if _NUMBER_WORD.search(text):
+        text = _digits_for_words(text)
     return text.casefold() if fold else text
 
 
 _BLANKS = re.compile(r"[ \t\r\f\v]+")
+_NUMBER_WORD = re.compile(
+    r"(?i)\b(?:one|cents?|o.clock|past|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|"
+    r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|twentieth|thirtieth|hundredth)")
+_SCALE_AFTER_DIGIT = re.compile(r"(?i)(?<=\d)(\s?)(thousand|million|billion|trillion)\b")
+_SHORT_SCALE = {"thousand": "k", "million": "mn", "billion": "bn", "trillion": "tn"}
+
+
+_WORDS = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+          r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+          r"million|billion|and)")
+_WORD_COMMA = re.compile(r"(?i)\b(hundred|thousand|million|billion),\s+(?=" + _WORDS + r"\b)")
+_LONE = re.compile(r"(?i)(?<![-\w])(?<!hundred )(?<!thousand )(?<!million )(?<!billion )"
+                   r"(?:(first|second)\b(?![- ](?:hundred|thousand|million|billion|point)\b)(?!-)"
+                   r"|(?<=no )(one)\b|(?<=the )(one)\b|(?<=any )(one)\b|(?<=every )(one)\b|(?<=this )(one)\b"
+                   r"|(?<=that )(one)\b|(?<=which )(one)\b|(one)(?= of\b| another\b| by one\b| or\b))")
+_KEPT = re.compile(r"qqz(\w+?)zqq")
+_CENTS = re.compile(r"(?i)\$?(\d+) dollars?,? and (\d{1,2}) cents?\b")
+_CENTS_ONLY = re.compile(r"(?i)(?<![\d.,])(\d{1,2}) ((?:euro|us|usd|eur) )?cents?\b")
+_CLOCK_WORDS = re.compile(r"(?i)\b(\d{1,2}|quarter|half) (past|after|to) (\d{1,2})(?: o'clock)?"
+                          r"(?P<part> in the (?:morning|afternoon|evening)| at night| ?[ap]\.?m\.?)?")
+_O_CLOCK = re.compile(r"(?i)\b(\d{1,2}) o'clock(?P<part> in the (?:morning|afternoon|evening)| at night)?")
+
+
+def _part_of_day(part: str | None) -> str:
+    if not part:
+        return ""
+    part = part.strip().lower()
+    return " am" if "morning" in part or part.startswith("a") else " pm"
+
+
+def _clock(m: re.Match[str]) -> str:
+    minutes = {"quarter": 15, "half": 30}.get(m.group(1).lower())
+    minute = minutes if minutes is not None else int(m.group(1))
+    hour = int(m.group(3))
+    if m.group(2).lower() == "to":
+        hour, minute = (hour - 1) % 12 or 12, 60 - minute
+    return f"{hour}:{minute:02d}{_part_of_day(m.group('part'))}" if minute < 60 else m.group()
+
+
+def _digits_for_words(text: str) -> str:
+    """Numbers written in words as digits (``text2num``): "ninety-seven" is 97, "five past nine in the
+    evening" 9:05 pm, "four dollars and thirty-six cents" $4.36. "one", "first" and "second" alone stay
+    words ("no one", "wait a second"). A scale word after digits ("1.2 million") is kept as its short
+    form, which the number reader knows, so the converter does not read it again."""
+    from text_to_num import alpha2digit
+
+    text = _SCALE_AFTER_DIGIT.sub(lambda m: m.group(1) + _SHORT_SCALE[m.group(2).lower()], text)
+    text = _WORD_COMMA.sub(r"\1 ", text)
+    text = _LONE.sub(lambda m: "qqz" + m.group() + "zqq", text)
+    with contextlib.suppress(Exception):  # a converter failure never costs a verdict: the words stay words
+        text = str(alpha2digit(text, "en", threshold=0))
+    text = _KEPT.sub(r"\1", text)
+    text = _CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", text)
+    text = _CENTS_ONLY.sub(lambda m: f"0.{int(m.group(1)):02d} {(m.group(2) or '').strip() or 'dollars'}", text)
+    text = _CLOCK_WORDS.sub(_clock, text)
+    return _O_CLOCK.sub(lambda m: f"{m.group(1)}:00{_part_of_day(m.group('part'))}", text)
 
 
 _SCANS: EpisodeMemo[tuple[str, str], tuple[Any, ...]] = EpisodeMemo()
@@ -125,8 +186,9 @@ def number_mentions(text: str) -> list[NumberMention]:
     """
     dates, times = _scanned("date", text, date_mentions), _scanned("time", text, time_mentions)
     taken = [(m.start, m.end) for m in [*dates, *times]]
-    out = []
-    for match in _NUMBER.finditer(text):
+    out: list[NumberMention] = []
+    scan = _commas_in_literals_split(text) if "[" in text or "{" in text else text
+    for match in _NUMBER.finditer(scan):
         if any(s <= match.start("int") < e for s, e in taken):
             continue
         parsed = _parse_number(match)
@@ -140,6 +202,44 @@ def number_mentions(text: str) -> list[NumberMention]:
         out.append(NumberMention(start, match.end(), value * scale, decimals, scale, signed))
         if scale != 1.0:  # "150 m" may be metres, and "32,397.1 million" matches a figure given in millions
             out.append(NumberMention(start, match.end(), value, decimals, 1.0, signed))
+    if _DURATION_HINT.search(text):
+        out += duration_mentions(text)
+    return out
+
+
+_LITERAL = re.compile(r"[\[{][^\[\]{}]*(?:[\[{][^\[\]{}]*[\]}][^\[\]{}]*)*[\]}]")
+
+
+_NUMERIC_LITERAL = re.compile(r"^[\[\]{}\d\s,.+-]+$")
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d{1,2}(?!\d)|\d{4,})")
+
+
+def _commas_in_literals_split(text: str) -> str:
+    """The text with commas inside a list, matrix or JSON literal read as separators: in ``[[4,9],[2,7]]``
+    there are four numbers, never the decimals 4.9 and 2.7; inside a JSON object, "3,150.00" keeps its
+    thousands separator (same length, same offsets)."""
+    def split(m: re.Match[str]) -> str:
+        literal = m.group()
+        if _NUMERIC_LITERAL.match(literal):
+            return literal.replace(",", ";")
+        return _DECIMAL_COMMA.sub(";", literal)
+
+    return _LITERAL.sub(split, text)
+
+
+_DURATION_HINT = re.compile(r"\d\s?(?:h|hr|hrs|hours?)\b")
+_DURATION = re.compile(
+    r"(?<![\w.])(?P<h>\d+(?:\.\d+)?)\s?(?:h|hr|hrs|hours?)\b(?:,?\s?(?:and\s)?(?P<m>\d{1,2})\s?(?:m|min|mins|minutes?)\b)?"
+    r"|(?<![\w.:])(?P<h2>\d{1,2})h(?P<m2>\d{2})(?!\d)")
+
+
+def duration_mentions(text: str) -> list[NumberMention]:
+    """Durations written in hours (and minutes), as a number of minutes: "1 h 35 min" is 95, "2 hours" 120."""
+    out = []
+    for m in _DURATION.finditer(text):
+        hours, minutes = (m["h"], m["m"]) if m["h"] is not None else (m["h2"], m["m2"])
+        value = float(hours) * 60 + (int(minutes) if minutes else 0)
+        out.append(NumberMention(m.start(), m.end(), value, 0, 1.0))
     return out
 
 
@@ -359,7 +459,7 @@ def _literal(expected: Scalar, fold: bool) -> str | None:
 # --------------------------------------------------------------------------- facts bound to labels
 
 _SENTENCE_BREAK = re.compile(r"\n|(?<=[.!?;])\s+")
-_WRAPPED = re.compile(r"(?<=[a-z0-9,%])\n(?=[a-z$€£¥(]|[-+]?\d(?!\d*[.)]\s))|(?<=:)\n(?=\s*\S)")
+_WRAPPED = re.compile(r"(?<=[a-z0-9,%)\]])\n(?=[a-z$€£¥(]|[-+]?\d(?!\d*[.)]\s))|(?<=:)\n(?=\s*\S)")
 
 
 def sentence_bounds(norm: str) -> list[tuple[int, int]]:
@@ -377,101 +477,6 @@ def sentence_bounds(norm: str) -> list[tuple[int, int]]:
         start = m.end()
     out.append((start, len(norm)))
     return [(a, b) for a, b in out if b > a]
-
-
-@dataclass
-class FactVerdict:
-    """Whether one fact is stated, and if not, what was wrong."""
-
-    fact: Fact
-    stated: bool
-    detail: str
-
-
-def _label_mentions(norm: str, facts: Sequence[Fact], fold: bool) -> list[tuple[int, int, int]]:
-    """(start, end, fact index) of every label mention; a mention inside a longer one is dropped."""
-    found = []
-    for i, fact in enumerate(facts):
-        for label in fact.labels:
-            found += [(m.start, m.end, i) for m in find_in_normalised(norm, label, fold=fold)]
-    found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
-    kept: list[tuple[int, int, int]] = []
-    for start, end, i in found:
-        if any(s <= start and end <= e and (s, e, j) != (start, end, i) for s, e, j in kept):
-            continue
-        kept.append((start, end, i))
-    return kept
-
-
-_Token = tuple[int, str, frozenset[int]]  # position, "L" (label) or "V" (value), fact indices
-
-
-def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
-    labels = _label_mentions(norm, facts, fold)
-    values: dict[int, set[int]] = {}
-    for i, fact in enumerate(facts):
-        for value in fact.values:
-            for m in find_in_normalised(norm, value, tol=fact.tol, fold=fold):
-                if not any(s < m.end and m.start < e for s, e, _ in labels):
-                    values.setdefault(m.start, set()).add(i)
-    tokens: list[_Token] = [(s, "L", frozenset({i})) for s, _e, i in labels]
-    tokens += [(pos, "V", frozenset(ids)) for pos, ids in values.items()]
-    return sorted(tokens, key=lambda t: (t[0], t[1]))
-
-
-def _merge_labels(tokens: list[_Token]) -> list[_Token]:
-    """Within one sentence, adjacent labels of one fact are one mention ("reported EPS")."""
-    merged: list[_Token] = []
-    for token in tokens:
-        if merged and token[1] == "L" and merged[-1][1] == "L" and merged[-1][2] == token[2]:
-            continue
-        merged.append(token)
-    return merged
-
-
-def _bind(tokens: list[_Token], direction: str) -> tuple[set[int], int]:
-    """Facts whose label is bound to one of their values when labels take the nearest value on one side.
-
-    ``after``: a label takes the first value before the next label ("A: 12, B: 40"); a run of
-    labels followed by a run of as many values binds in order ("A and B: 12 and 40"); before a
-    single value, the last label takes it and earlier ones may share it ("A and B tied at 58").
-    ``before``: a label takes the last value since the previous label ("12 for A, 40 for B").
-    Returns the facts bound right and how many labels took another fact's value.
-    """
-    stated: set[int] = set()
-    wrong = 0
-    k = 0
-    while k < len(tokens):
-        if tokens[k][1] != "L":
-            k += 1
-            continue
-        run_end = k
-        while run_end < len(tokens) and tokens[run_end][1] == "L":
-            run_end += 1
-        labels = tokens[k:run_end]
-        if direction == "after":
-            vals_end = run_end
-            while vals_end < len(tokens) and tokens[vals_end][1] == "V":
-                vals_end += 1
-            vals = tokens[run_end:vals_end]
-            if len(labels) > 1 and len(vals) >= len(labels):
-                pairs = zip(labels, vals[:len(labels)], strict=True)
-            else:
-                pairs = zip(labels[-1:], vals[:1], strict=False)
-                if len(vals) == 1:  # "A and B are tied at 58": earlier labels may share the value
-                    stated |= {i for label in labels[:-1] for i in label[2] & vals[0][2]}
-        else:
-            prev = k - 1
-            while prev >= 0 and tokens[prev][1] == "V":
-                prev -= 1
-            vals = tokens[prev + 1:k]
-            pairs = zip(labels[:1], vals[-1:], strict=False)
-        for label, value in pairs:
-            right = label[2] & value[2]
-            stated |= right
-            wrong += not right
-        k = run_end
-    return stated, wrong
 
 
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -504,98 +509,40 @@ def tables_as_sentences(text: str) -> str:
     return "\n".join(out)
 
 
-def _facts_text(text: str, fold: bool) -> str:
-    """The normalised text facts are read in: table rows rewritten as sentences (once per episode)."""
-    return _NORMS.get((text, fold, True), lambda: normalise_text(tables_as_sentences(text), fold=fold))
+_CLAUSE_BREAK = re.compile(r"[;:,(\-]\s|\b(?:but|however|although|though|whereas|while|yet|and)\b|\s-\s|[.!?]\s|\n")
+_NEGATOR = re.compile(
+    r"\b(?:not|never|no|none|neither|nor|nothing|nobody|cannot|without|unable|isn't|wasn't|aren't|weren't|doesn't|"
+    r"didn't|don't|won't|can't|couldn't|shouldn't|hasn't|haven't|fails? to|failed to|no longer|nowhere)\b|n't\b")
+_NOT_NEGATING = re.compile(r"\b(?:not only|not just|no doubt|no problem|not sure whether|whether or not|"
+                           r"no matter|nothing else)\b")
+_DENIED_AFTER = re.compile(r"[^.!?\n]{0,60}?\b(?:but not|does not|doesn't|is not|isn't|was not|wasn't|not in its|"
+                           r"only in (?:its|the) (?:file ?)?name)\b")
 
 
-def facts_stated(text: str, facts: Sequence[Fact], *, fold: bool = True) -> bool:
-    """Whether every fact is stated (``check_facts`` all stated), rejecting early a text that lacks a
-    fact's every label or every value where these are plain words (no scan of numbers is needed)."""
-    norm = _facts_text(text, fold)
-    for fact in facts:
-        for options in (fact.labels, fact.values):
-            needles = [_literal(option, fold) for option in options]
-            if all(needle is not None for needle in needles) and not any(
-                    needle and needle in norm for needle in needles):
-                return False
-    return all(v.stated for v in check_facts(text, facts, fold=fold))
+def clause_start(norm: str, pos: int, floor: int = 0) -> int:
+    """Where the clause holding ``pos`` starts: after the last clause break before it (not before ``floor``)."""
+    start = max(floor, pos - 120)
+    for m in _CLAUSE_BREAK.finditer(norm, start, pos):
+        start = m.end()
+    return start
 
 
-def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[FactVerdict]:
-    """Judge each fact: its value must be bound to its label in some sentence.
-
-    Within a sentence (or line), labels and the facts' values are read in order, and each
-    label takes its nearest value on one side. A reading in which no label takes another
-    fact's value counts; where both readings bind some label wrongly, the better one does.
-    So "A: 12, B: 40" and "12 for A, 40 for B" state both facts, and the swaps
-    "A: 40, B: 12" and "40 for A, 12 for B" state neither. Markdown table rows are read with
-    their column headers (:func:`tables_as_sentences`).
-    """
-    norm = _facts_text(text, fold)
-    tokens = _tokens(norm, facts, fold)
-    stated: set[int] = set()
-    for start, end in sentence_bounds(norm):
-        sentence = _merge_labels([t for t in tokens if start <= t[0] < end])
-        if sentence:
-            readings = [_bind(sentence, "after"), _bind(sentence, "before")]
-            clean = [facts_ for facts_, wrong in readings if not wrong]
-            if clean:
-                stated = stated.union(*clean)
-            else:
-                stated |= max(readings, key=lambda r: len(r[0]) - r[1])[0]
-    mentioned = {i for _p, kind, ids in tokens if kind == "L" for i in ids}
-    verdicts = []
-    for i, fact in enumerate(facts):
-        if i in stated:
-            verdicts.append(FactVerdict(fact, True, "stated"))
-        elif i not in mentioned:
-            verdicts.append(FactVerdict(fact, False, f"label {fact.labels[0]!r} not mentioned"))
-        else:
-            verdicts.append(FactVerdict(fact, False, f"{fact.labels[0]!r} is not stated as {fact.values[0]!r}"))
-    return verdicts
+def negated(words_before: str) -> bool:
+    """Whether words leading up to a mention within its clause deny it ("not", "never", "didn't")."""
+    return bool(_NEGATOR.search(words_before)) and not _NOT_NEGATING.search(words_before)
 
 
 def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True) -> list[Scalar]:
-    """The values of ``values`` that ``text`` states (and must not)."""
+    """The values of ``values`` that ``text`` claims (and must not): a mention in a denial ("it did not
+    miss", "X has the number only in its name, not in its content") is no claim."""
     norm = _normalised(text, fold)
-    return [v for v in values if find_in_normalised(norm, v, fold=fold)]
-
-
-def _has(checks: ValueCheckpoint | StateCheckpoint, text: str, value: Scalar | list[Scalar], verbatim: bool) -> bool:
-    """Whether ``text`` holds one ``contains`` item (a list item: any of its values)."""
-    fold = checks.case == "insensitive"
-    return states(text, value, fold=fold) or (verbatim and any(
-        normalise_text(str(x), fold=fold) in _normalised(text, fold) for x in (value if isinstance(value, list)
-                                                                               else [value])))
-
-
-def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
-               absent: bool = True) -> bool:
-    """Whether :func:`text_problems` is empty, deciding at the first problem (re-scoring speed)."""
-    if checks.contains:
-        test = all if checks.mode == "all" else any
-        if not test(_has(checks, text, v, verbatim) for v in checks.contains):
-            return False
-    if checks.facts and not facts_stated(text, checks.facts):
-        return False
-    return not (absent and checks.absent and absent_violations(text, checks.absent))
-
-
-def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
-                  absent: bool = True) -> list[str]:
-    """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
-
-    ``contains`` values are found normalised and at word starts ("G3" is not in "G31"); in a tool
-    result (``verbatim``), a value copied out of it is also found as a plain substring.
-    ``absent``: False leaves the checkpoint's ``absent`` claims unchecked.
-    """
-    found = [v for v in checks.contains if _has(checks, text, v, verbatim)]
-    problems = []
-    if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
-        problems.append(f"missing {[v for v in checks.contains if v not in found]}")
-    problems += [v.detail for v in check_facts(text, checks.facts) if not v.stated]
-    claimed = absent_violations(text, checks.absent) if absent else []
-    if claimed:
-        problems.append(f"states {claimed}, which must not be claimed")
-    return problems
+    out = []
+    for v in values:
+        for m in find_in_normalised(norm, v, fold=fold):
+            if negated(norm[clause_start(norm, m.start):m.start]):
+                continue
+            if isinstance(v, str) and re.search(r"[\d./@]", v) and _DENIED_AFTER.match(norm, m.end):
+                continue
+            out.append(v)
+            break
+    return out

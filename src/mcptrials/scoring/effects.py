@@ -6,18 +6,26 @@ A spec says what must be true, never which call spelled it how:
   whose *effective* arguments (as the server sees them) meet that member's predicates;
 - a value checkpoint by values stated in a tool result or the final message (the answer),
   compared normalised, with facts bound to their labels and claims that must be absent;
-- a state checkpoint by the episode's sandbox snapshot after the agent stopped.
+- a state checkpoint by the episode's sandbox snapshot after the agent stopped;
+- a conclusion checkpoint by the option (or the yes/no) the answer concludes.
 
-Any minefield hit fails the task outright. The partial order holds when *some* assignment
+Facts are read as claims (``claims``): a hedged, withdrawn or denied value is no statement of
+it. Two implicit checks hold of every episode: the answer's own assertions (every figure, date,
+time and code traceable to the prompt or a tool result, weekdays agreeing with their dates:
+``grounding``), and no write made twice with the same effective arguments unless the spec allows
+repeats (``duplicate_write``). Any minefield hit fails the task outright. The partial order holds when *some* assignment
 of meeting calls to checkpoints respects every pair (a read may also happen before a write).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 
 from mcptrials.model import (
     CheckpointResult,
+    ConclusionCheckpoint,
     Episode,
     Minefield,
     Score,
@@ -28,13 +36,18 @@ from mcptrials.model import (
     ToolInfo,
     ValueCheckpoint,
 )
-from mcptrials.scoring.answers import absent_violations, text_holds, text_problems
+from mcptrials.scoring.answers import absent_violations
+from mcptrials.scoring.claims import text_holds, text_problems
+from mcptrials.scoring.conclusions import check_conclusion
+from mcptrials.scoring.grounding import check_claims
 from mcptrials.scoring.matchers import arguments_satisfy, effective_arguments
 from mcptrials.scoring.memo import forget_episode
 from mcptrials.scoring.state import check_state
 
 SCORER = "effects"
-VERSION = "2"
+VERSION = "3"
+WRITES_ID = "_writes"
+"""The id of the implicit checkpoint that no write was made twice."""
 
 Calls = list[tuple[ToolCallRecord, dict | None]]  # a successful call and its effective arguments
 
@@ -95,9 +108,29 @@ def _check_value(cp: ValueCheckpoint, calls: Calls, episode: Episode,
         return CheckpointResult(id=cp.id, passed=True, matched_step=met[0], detail=f"found by step {met[0]}"), met
     where = {"final_message": "the final answer", "tool_result": "any tool result", "any": "any result or answer"}
     problems = text_problems(cp, haystacks[-1][1], verbatim=haystacks[-1][2], absent=False) if haystacks \
-        else ["nothing to read"]
-    return CheckpointResult(id=cp.id, passed=False, failure="missing_value",
-                            detail=f"not in {where[cp.source]}: {'; '.join(problems)}"), []
+        else []
+    ambiguous = any(p.code == "ambiguous_claim" for p in problems)
+    return CheckpointResult(id=cp.id, passed=False, failure="ambiguous_claim" if ambiguous else "missing_value",
+                            detail=f"not in {where[cp.source]}: "
+                                   f"{'; '.join(p.detail for p in problems) or 'nothing to read'}"), []
+
+
+_WRITE_VERB = re.compile(r"^(?:create|add|append|send|book|insert|post|reserve|schedule|new|submit|reply|forward|log|"
+                         r"record|place|buy|purchase|order|transfer|comment|invite|register|enroll|publish|upload|"
+                         r"save_note|remember|store|push|enqueue|draft|compose|make|open_ticket|file)(?:_|$)")
+
+
+def repeated_writes(calls: Calls, tools: Mapping[str, ToolInfo] | None) -> list[str]:
+    """Writes that add something (create, send, book, append, ...) made more than once with the same
+    effective arguments: one booking made twice, one email sent twice."""
+    seen: dict[tuple[str, str], list[int]] = {}
+    for call, args in calls:
+        info = (tools or {}).get(call.name)
+        if (info is not None and info.read_only) or not _WRITE_VERB.match((call.tool or "").lower()):
+            continue
+        key = (call.name, json.dumps(args, sort_keys=True, default=str))
+        seen.setdefault(key, []).append(call.index)
+    return [f"{name} at steps {steps}" for (name, _a), steps in seen.items() if len(steps) > 1]
 
 
 def minefield_hits(minefields: list[Minefield], calls: Calls) -> list[str]:
@@ -139,6 +172,25 @@ def order_violations(order: list[tuple[str, str]], met: Mapping[str, list[int]])
     return violations
 
 
+def _implicit_checks(task: Task, episode: Episode, calls: Calls,
+                     tools: Mapping[str, ToolInfo] | None) -> list[CheckpointResult]:
+    """The checks every episode is held to beside its spec (the answer's own claims, writes made once),
+    as checkpoint results when they fail (a passing one adds nothing to the score's record)."""
+    out = []
+    try:
+        claims = check_claims(task, episode)
+    except Exception as exc:  # a verdict is never lost to odd data
+        claims = CheckpointResult(id="_grounding", passed=False, failure="ungrounded_claim",
+                                  detail=f"could not be evaluated: {type(exc).__name__}: {exc}")
+    if claims is not None and not claims.passed:
+        out.append(claims)
+    twice = [] if task.spec.repeats else repeated_writes(calls, tools)
+    if twice:
+        out.append(CheckpointResult(id=WRITES_ID, passed=False, failure="duplicate_write",
+                                    detail="the same write made more than once: " + "; ".join(twice[:3])))
+    return out
+
+
 def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | None = None) -> Score:
     """Grade one episode against its task's spec with the deterministic Tier-1 rules.
 
@@ -157,24 +209,29 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
                 result, steps = _check_effect(cp, calls)
             elif isinstance(cp, ValueCheckpoint):
                 result, steps = _check_value(cp, calls, episode, every_step=cp.id in ordered)
+            elif isinstance(cp, ConclusionCheckpoint):
+                result = check_conclusion(cp, episode.final_answer)
+                steps = [len(episode.steps)] if result.passed else []
             else:
-                result = check_state(cp, episode.state)
+                result = check_state(cp, episode.state, task.fixtures.files.get(cp.path), task.spec.repeats)
                 steps = [end] if result.passed else []
         except Exception as exc:  # a verdict is never lost to odd data: the checkpoint fails, saying why
             result = CheckpointResult(id=cp.id, passed=False, failure="missing_value" if isinstance(
-                cp, ValueCheckpoint) else "wrong_state" if isinstance(cp, StateCheckpoint) else "wrong_arguments",
+                cp, ValueCheckpoint) else "wrong_state" if isinstance(cp, StateCheckpoint) else "wrong_conclusion"
+                if isinstance(cp, ConclusionCheckpoint) else "wrong_arguments",
                 detail=f"could not be evaluated: {type(exc).__name__}: {exc}")
             steps = []
         results.append(result)
         met[cp.id] = steps
+    implicit = _implicit_checks(task, episode, calls, tools)
     violations = order_violations(task.spec.partial_order, met)
     hits = minefield_hits(task.spec.minefields, calls)
-    codes: list[str] = sorted({r.failure for r in results if r.failure})
+    codes: list[str] = sorted({r.failure for r in [*results, *implicit] if r.failure})
     if hits:
         codes.append("minefield")
     if violations:
         codes.append("order_violation")
-    passed = all(r.passed for r in results) and not hits and not violations
+    passed = all(r.passed for r in [*results, *implicit]) and not hits and not violations
     if not passed and episode.termination in {"max_turns", "budget", "agent_error"}:
         codes.append(episode.termination)
     met_count = sum(r.passed for r in results)
@@ -182,6 +239,6 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
         episode_id=episode.id, scorer=SCORER, scorer_version=VERSION, passed=passed,
         value=met_count / len(results),
         values={"checkpoints_met": float(met_count), "checkpoints": float(len(results))},
-        checkpoints=results, failure_codes=codes,
+        checkpoints=results + implicit, failure_codes=codes,
         detail={"minefield_hits": hits, "order_violations": violations},
     )

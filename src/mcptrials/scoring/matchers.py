@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcptrials.model import Matcher
-from mcptrials.scoring.answers import absent_violations, check_facts, normalise_text, number_mentions, states
+from mcptrials.scoring.answers import absent_violations, normalise_text, number_mentions, states
+from mcptrials.scoring.claims import check_facts
 
 _MISSING = object()
 _NUMBER_TEXT = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*$")

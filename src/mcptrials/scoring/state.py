@@ -17,8 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mcptrials.model import CheckpointResult, Matcher, StateCheckpoint, Task
-from mcptrials.scoring.answers import text_problems
+from mcptrials.model import CheckpointResult, Count, Matcher, StateCheckpoint, Task
+from mcptrials.scoring.answers import states
+from mcptrials.scoring.claims import text_problems
 from mcptrials.scoring.matchers import _MISSING, matches, values_equal
 from mcptrials.scoring.memo import EpisodeMemo
 
@@ -207,8 +208,40 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: boo
     return True
 
 
-def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointResult:
-    """The verdict on one state checkpoint from an episode's sandbox snapshot."""
+_LINE_WORTH = re.compile(r"[a-z0-9]", re.IGNORECASE)
+
+
+def repeated_lines(text: str, initial: str | None, cp: StateCheckpoint) -> list[str]:
+    """Lines holding what the checkpoint looks for that a text holds more often than once and more
+    often than it did at the start: one line written twice ("- [ ] Call the bank" appended twice)."""
+    looked_for = [v for item in cp.contains for v in (item if isinstance(item, list) else [item])]
+    looked_for += [v for fact in cp.facts for v in fact.values]
+    before: dict[str, int] = {}
+    for line in (initial or "").splitlines():
+        before[line.strip()] = before.get(line.strip(), 0) + 1
+    after: dict[str, int] = {}
+    for line in text.splitlines():
+        key = line.strip()
+        if len(key) >= 6 and _LINE_WORTH.search(key):
+            after[key] = after.get(key, 0) + 1
+    return [line for line, n in after.items() if n > 1 and n > before.get(line, 0)
+            and any(states(line, v) for v in looked_for)]
+
+
+def _counts_items(cp: StateCheckpoint) -> bool:
+    """Whether a check's records are items of one kind whose fields it matches (events, messages, rows),
+    so that two meeting it are one item written twice; a check that reads whole records of mixed
+    kinds for a fact stated anywhere ("." over ``$.*[*]``) counts nothing."""
+    return bool(cp.match) and "." not in cp.match and "$.*" not in (cp.json_path or "").replace(" ", "")
+
+
+def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any], initial: str | None = None,
+                repeats: bool = False) -> CheckpointResult:
+    """The verdict on one state checkpoint from an episode's sandbox snapshot.
+
+    ``initial``: the file's text when the episode started, to tell a line written twice from one
+    that was there twice; ``repeats``: the task allows the same item written more than once.
+    """
 
     def verdict(passed: bool, detail: str) -> CheckpointResult:
         return CheckpointResult(id=cp.id, passed=passed, failure=None if passed else "wrong_state", detail=detail)
@@ -226,7 +259,12 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointR
         if text is None:
             return verdict(False, f"{cp.path} is too large or not text")
         problems = text_problems(cp, text)
-        return verdict(not problems, "; ".join(problems) or f"{cp.path} holds what it must")
+        if not problems and not repeats:
+            twice = repeated_lines(text, initial, cp)
+            if twice:
+                return CheckpointResult(id=cp.id, passed=False, failure="duplicate_write",
+                                        detail=f"{cp.path} holds {twice[0][:80]!r} more than once")
+        return verdict(not problems, "; ".join(p.detail for p in problems) or f"{cp.path} holds what it must")
     if fmt == "sqlite" and cp.rows is not None:
         result = snapshot.get("queries", {}).get(_query_key(cp.path, cp.query or ""))
         if result is None or "error" in result:
@@ -240,9 +278,17 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> CheckpointR
         return verdict(False, f"{cp.path}: {why}")
     kept = [r for r in records if _record_meets(r, cp.where)]
     meeting = [r for r in kept if _record_meets(r, cp.match)]
-    if cp.count is not None:
+    if isinstance(cp.count, int):
         ok = len(meeting) == cp.count
         return verdict(ok, f"{len(meeting)} record(s) of {cp.path} meet it, {cp.count} required")
+    if isinstance(cp.count, Count):
+        ok = cp.count.admits(len(meeting))
+        wanted = f"at least {cp.count.min}" + (f" and at most {cp.count.max}" if cp.count.max is not None else "")
+        return verdict(ok, f"{len(meeting)} record(s) of {cp.path} meet it, {wanted} required")
+    if len(meeting) > 1 and _counts_items(cp) and not repeats:  # an item is written once, unless the spec says so
+        return CheckpointResult(id=cp.id, passed=False, failure="duplicate_write",
+                                detail=f"{len(meeting)} record(s) of {cp.path} meet it: the same item written"
+                                       " more than once (the spec's count allows one)")
     if meeting:
         return verdict(True, f"{len(meeting)} record(s) of {cp.path} meet it")
     if not kept:

@@ -51,6 +51,15 @@ runs = Table(
     Column("created_at", String, nullable=False),
     Column("config_hash", String, nullable=False),
     Column("config", JSON, nullable=False),
+    # what became of the run and which process ran it (``store/run_status.py``); none before revision 0003
+    Column("status", String),
+    Column("label", String),
+    Column("machine", String),
+    Column("host", String),
+    Column("pid", Integer),
+    Column("pid_started", String),
+    Column("ended_at", String),
+    Column("note", Text),
 )
 tasks = Table(
     "tasks", metadata,
@@ -185,10 +194,18 @@ class Store:
         return stmt.on_conflict_do_update(index_elements=list(keys), set_={
             c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys})
 
-    def save_run(self, run_id: str, config_hash: str, config: dict[str, Any]) -> None:
+    def save_run(self, run_id: str, config_hash: str, config: dict[str, Any],
+                 owner: Mapping[str, Any] | None = None) -> None:
+        """Record a run; ``owner`` (status, label, machine, host, pid, pid_started) says who runs it."""
+        row = {"id": run_id, "created_at": _now(), "config_hash": config_hash, "config": config, **(owner or {})}
         with self.engine.begin() as conn:
-            conn.execute(self._insert_ignore(runs, [{"id": run_id, "created_at": _now(),
-                                                     "config_hash": config_hash, "config": config}], ["id"]))
+            conn.execute(self._insert_ignore(runs, [row], ["id"]))
+
+    def end_run(self, run_id: str, status: str, note: str | None = None) -> None:
+        """Set what became of a run: finished, interrupted, failed (with ``note``), or gone."""
+        with self.engine.begin() as conn:
+            conn.execute(runs.update().where(runs.c.id == run_id)
+                         .values(status=status, ended_at=_now(), note=None if note is None else note[:2000]))
 
     def save_tasks(self, items: Iterable[Task]) -> None:
         """Store task definitions per (id, version); the latest wins, so re-scoring uses fixed specs."""

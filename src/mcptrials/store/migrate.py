@@ -20,7 +20,7 @@ from mcptrials.store.engine import StoreError, display_url, sqlite_pragmas
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 ADVISORY_LOCK = 0x6D637074  # "mcpt": the PostgreSQL advisory lock held while migrating
-HEAD = "0002"
+HEAD = "0003"
 """The newest revision in ``migrations/versions`` (a test checks it), so opening an up-to-date store
 needs one query and no Alembic import."""
 

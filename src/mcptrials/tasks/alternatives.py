@@ -37,8 +37,10 @@ from mcptrials.evolve.mapping import ToolRemovedError, rewrite_call
 from mcptrials.evolve.plan import PlanChain
 from mcptrials.model import PlannedCall, ServerSpec, Task, split_qualified
 
-ACCEPT_CLASSES = ("other_tool", "other_order", "extra_reads", "other_spelling", "rephrased_answer")
-REJECT_CLASSES = ("wrong_value", "wrong_item", "destructive_shortcut", "wrong_conclusion", "wrong_content")
+ACCEPT_CLASSES = ("other_tool", "other_order", "extra_reads", "other_spelling", "rephrased_answer",
+                  "numbers_in_words", "former_latter", "literal_list", "other_unit")
+REJECT_CLASSES = ("wrong_value", "wrong_item", "destructive_shortcut", "wrong_conclusion", "wrong_content",
+                  "hedged", "retracted", "ungrounded_figure", "weekday_mismatch", "duplicate_write")
 ALTERNATIVES_DIR = Path(__file__).resolve().parents[1] / "bundled" / "tasks" / "alternatives"
 
 

@@ -27,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mcptrials.store.db import Store
+from mcptrials.store.run_status import run_states
 from mcptrials.view import queries
 from mcptrials.view.align import align, checkpoint_table
 from mcptrials.view.episode import FINAL, build, pretty
@@ -105,7 +106,8 @@ class Viewer:
         config = queries.run_config(self.store, run_id)
         if config is None:
             return self.page("error.html", request, 404, message=f"no run {run_id!r} in this store")
-        return self.page("run.html", request, run_id=run_id, config=pretty(config))
+        state = next((s for s in run_states(self.store) if s.id == run_id), None)
+        return self.page("run.html", request, run_id=run_id, config=pretty(config), state=state)
 
     def matrix(self, request: Request) -> Response:
         filters = queries.Filters.from_query(request.query_params)

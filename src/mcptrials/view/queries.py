@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 
 from mcptrials.model import Episode, Score, Task, chain_stratum
 from mcptrials.store.db import Store, episodes, runs, scores, task_for, tasks
+from mcptrials.store.run_status import run_states
 
 OUTCOMES = ("passed", "failed", "infra_error")
 
@@ -269,13 +270,17 @@ def run_summaries(store: Store) -> list[dict[str, Any]]:
             versions.setdefault(run_id, set()).add(version)
         listed = conn.execute(select(runs.c.id, runs.c.created_at, runs.c.config_hash)
                               .order_by(runs.c.created_at.desc())).all()
+    states = {s.id: s for s in run_states(store)}
     out = []
     for run_id, created, config_hash in listed:
         c = counts.get(run_id, Counter())
+        state = states.get(run_id)
         out.append({"id": run_id, "created_at": created, "config_hash": config_hash,
                     "episodes": sum(c.values()), "passed": c["passed"], "failed": c["failed"],
-                    "infra_error": c["infra_error"], "groups": sorted(groups.get(run_id, ())),
-                    "versions": sorted(versions.get(run_id, ()), key=_version_key)})
+                    "infra_error": c["infra_error"], "groups": sorted(groups.get(run_id, ()))
+                    or ([state.label] if state is not None and state.label else []),
+                    "versions": sorted(versions.get(run_id, ()), key=_version_key),
+                    "state": state})
     return out
 
 

@@ -1,0 +1,562 @@
+"""Reading a text as claims: which value each labelled fact is given, and whether that claim stands.
+
+A spec's fact says "label L has value V". A careful reviewer reads every statement of L in the
+text: the value bound to it in its sentence (the nearest on one side: "L: V", "V for L"); whether
+that binding is denied ("L is not V"); whether the value is hedged with another value of the same
+kind ("V, or possibly W"; "V to W" where the fact is no range); and whether the text later
+withdraws it ("... actually, it is W"). A fact holds when some statement binds a right value and
+none is hedged, withdrawn or denied: "is this value somewhere in the text" is not the question,
+"what does the text claim" is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
+from mcptrials.scoring.answers import (
+    _NORMS,
+    Mention,
+    NumberMention,
+    _literal,
+    _normalised,
+    _reading,
+    _scanned,
+    absent_violations,
+    date_mentions,
+    find_in_normalised,
+    normalise_text,
+    number_mentions,
+    sentence_bounds,
+    states,
+    tables_as_sentences,
+    time_mentions,
+)
+from mcptrials.scoring.units import converted_mentions
+
+
+@dataclass
+class FactVerdict:
+    """Whether one fact is stated, and if not, what was wrong (``code``: stated, missing, ambiguous, denied)."""
+
+    fact: Fact
+    stated: bool
+    detail: str
+    code: str = "stated"
+
+
+class Problem(NamedTuple):
+    """One reason a text fails a check: a failure code and a sentence saying why."""
+
+    code: str
+    detail: str
+
+
+# --------------------------------------------------------------------------- tokens: labels and values
+
+_Token = tuple[int, int, str, frozenset[int]]  # start, end, "L" (label) or "V" (value), fact indices
+
+_BACK_REFERENCE = re.compile(r"\bthe (former|latter)\b")
+
+
+def _label_mentions(norm: str, facts: Sequence[Fact], fold: bool) -> list[tuple[int, int, int]]:
+    """(start, end, fact index) of every label mention; a mention inside a longer one is dropped."""
+    found = []
+    for i, fact in enumerate(facts):
+        for label in fact.labels:
+            found += [(m.start, m.end, i) for m in find_in_normalised(norm, label, fold=fold)]
+    found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
+    kept: list[tuple[int, int, int]] = []
+    for start, end, i in found:
+        if any(s <= start and end <= e and (s, e, j) != (start, end, i) for s, e, j in kept):
+            continue
+        kept.append((start, end, i))
+    return kept
+
+
+def _back_references(norm: str, tokens: list[_Token]) -> list[_Token]:
+    """"the former" and "the latter" as mentions of what they point back to: the earlier and the later
+    of the last two things named before them (labels or values); with only one named, the one that
+    stands first or second in an "X and Y"."""
+    out = []
+    anchor = -1_000
+    for m in _BACK_REFERENCE.finditer(norm):
+        if m.start() - anchor > 200:  # "the former ..., the latter ...": both point back past the first
+            anchor = m.start()
+        distinct: list[_Token] = []
+        for token in reversed([t for t in tokens if t[0] < anchor]):
+            if (token[2], token[3]) not in {(t[2], t[3]) for t in distinct}:
+                distinct.append(token)
+            if len(distinct) == 2:
+                break
+        chosen = None
+        if len(distinct) == 2:
+            chosen = distinct[1 if m.group(1) == "former" else 0]
+        elif len(distinct) == 1:
+            start, end = distinct[0][0], distinct[0][1]
+            if m.group(1) == "latter" and re.search(r"\b(?:and|or)\s+(?:the\s+)?$", norm[max(0, start - 12):start]):
+                chosen = distinct[0]
+            if m.group(1) == "former" and re.match(r"\s+(?:and|or)\b", norm[end:end + 6]):
+                chosen = distinct[0]
+        if chosen is not None:
+            out.append((m.start(), m.end(), chosen[2], chosen[3]))
+    return out
+
+
+def _value_mentions(norm: str, fact: Fact, fold: bool) -> list[Mention]:
+    """Where one of a fact's values is stated: as written, or converted to another unit of its quantity."""
+    found: list[Mention] = []
+    for value in fact.values:
+        found += find_in_normalised(norm, value, tol=fact.tol, fold=fold)
+        if fact.unit and isinstance(value, int | float | str):
+            found += converted_mentions(norm, value, fact.unit, fact.tol)
+    return found
+
+
+def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
+    labels = _label_mentions(norm, facts, fold)
+    values: dict[int, tuple[int, set[int]]] = {}
+    for i, fact in enumerate(facts):
+        for m in _value_mentions(norm, fact, fold):
+            if not any(s < m.end and m.start < e for s, e, _ in labels):
+                end, ids = values.get(m.start, (m.end, set()))
+                ids.add(i)
+                values[m.start] = (max(end, m.end), ids)
+    tokens: list[_Token] = [(s, e, "L", frozenset({i})) for s, e, i in labels]
+    tokens += [(pos, end, "V", frozenset(ids)) for pos, (end, ids) in values.items()]
+    tokens.sort(key=lambda t: (t[0], t[2]))
+    if "the former" in norm or "the latter" in norm:
+        tokens = sorted(tokens + _back_references(norm, tokens), key=lambda t: (t[0], t[2]))
+    return tokens
+
+
+def _merge_labels(tokens: list[_Token]) -> list[_Token]:
+    """Within one sentence, adjacent labels of one fact are one mention ("reported EPS")."""
+    merged: list[_Token] = []
+    for token in tokens:
+        if merged and token[2] == "L" and merged[-1][2] == "L" and merged[-1][3] == token[3]:
+            merged[-1] = (merged[-1][0], token[1], "L", token[3])
+            continue
+        merged.append(token)
+    return merged
+
+
+# --------------------------------------------------------------------------- binding labels to values
+
+_NEGATION = re.compile(
+    r"\b(?:not|never|no longer|rather than|instead of|nor|isn't|wasn't|aren't|weren't|doesn't|didn't|don't|"
+    r"won't|cannot|can't|neither)\b|n't\b")
+_NOT_A_DENIAL = re.compile(r"\b(?:not only|not just|no more than|not more than|no less than|not less than|"
+                           r"not quite|not counting|not including|nothing but)\b")
+
+
+_CONTRAST = re.compile(r"\b(?:but|rather|instead|it's|it is|in fact|actually)\b|;")
+
+
+def _denies(gap: str) -> bool:
+    """Whether the words between a label and its value deny the binding ("L is not V", "V is not the L");
+    a contrast after the denial ends it ("L is not 5 but 7" claims 7)."""
+    denials = list(_NEGATION.finditer(gap))
+    if not denials or _NOT_A_DENIAL.search(gap):
+        return False
+    return not _CONTRAST.search(gap, denials[-1].end())
+
+
+@dataclass
+class _Binding:
+    label: _Token
+    value: _Token
+    denied: bool
+
+    @property
+    def right(self) -> frozenset[int]:
+        return self.label[3] & self.value[3]
+
+
+def _bind(tokens: list[_Token], direction: str, norm: str) -> tuple[list[_Binding], int]:
+    """Label-value bindings when labels take the nearest value on one side, and how many are wrong.
+
+    ``after``: a label takes the first value before the next label ("A: 12, B: 40"); a run of
+    labels followed by a run of as many values binds in order ("A and B: 12 and 40", "... 12 and
+    40, respectively"); before a single value, the last label takes it and earlier ones may share
+    it ("A and B tied at 58"). A value the text denies is passed over for the next one ("A is not
+    40 but 12"). ``before``: a label takes the last value since the previous label ("12 for A").
+    A wrong binding is a label taking another fact's value.
+    """
+    out: list[_Binding] = []
+    wrong = 0
+    k = 0
+    while k < len(tokens):
+        if tokens[k][2] != "L":
+            k += 1
+            continue
+        run_end = k
+        while run_end < len(tokens) and tokens[run_end][2] == "L":
+            run_end += 1
+        labels = tokens[k:run_end]
+        pairs: list[tuple[_Token, _Token]] = []
+        if direction == "after":
+            vals_end = run_end
+            while vals_end < len(tokens) and tokens[vals_end][2] == "V":
+                vals_end += 1
+            vals = tokens[run_end:vals_end]
+            if len(labels) > 1 and len(vals) >= len(labels):
+                pairs = list(zip(labels, vals[:len(labels)], strict=True))
+            elif vals:
+                label = labels[-1]
+                chosen = vals[0]
+                for value in vals:  # "L is not 40 but 12": the denied value is passed over
+                    if not _denies(norm[label[1]:value[0]]) or value is vals[-1]:
+                        chosen = value
+                        break
+                    out.append(_Binding(label, value, True))
+                pairs = [(label, chosen)]
+                if len(vals) == 1:  # "A and B are tied at 58": earlier labels may share the value
+                    pairs += [(other, chosen) for other in labels[:-1] if other[3] & chosen[3]]
+        else:
+            prev = k - 1
+            while prev >= 0 and tokens[prev][2] == "V":
+                prev -= 1
+            vals = tokens[prev + 1:k]
+            pairs = [(labels[0], vals[-1])] if vals else []
+        for label, value in pairs:
+            gap = norm[label[1]:value[0]] if label[0] < value[0] else norm[value[1]:label[0]]
+            binding = _Binding(label, value, _denies(gap))
+            out.append(binding)
+            wrong += not binding.right and not binding.denied
+        k = run_end
+    return out, wrong
+
+
+# --------------------------------------------------------------------------- hedges and corrections
+
+_HEDGE_WORDS = re.compile(r"\b(?:or|maybe|possibly|perhaps|probably|might|could|either|otherwise)\b|\?")
+_RANGE_GAP = re.compile(r"^\s*(?:-|to|until|till)\s*$")
+_MARKER = re.compile(r"(?:[$€£¥%°]|\b(?:usd|eur|gbp|jpy|cny|rmb|yuan|yen|euros?|dollars?|pounds?|chf|cad|aud|hkd|"
+                     r"km|mi|miles?|kilomet\w*|m|ft|feet|kg|lbs?|c|f|celsius|fahrenheit|ms|s|sec\w*|min\w*|h|hours?|"
+                     r"days?|weeks?|months?|years?|nights?|people|persons?|sites?|seats?)\b)")
+_GAP_WORDS = re.compile(r"[a-z]+")
+_GAP_FILLER = {"or", "maybe", "possibly", "perhaps", "probably", "might", "could", "be", "even", "either", "about",
+               "around", "roughly", "approximately", "it", "its", "is", "was", "the", "a", "an", "so", "to", "and",
+               "otherwise", "else", "also", "some", "say", "up", "depending", "on", "nearer", "closer", "more",
+               "like", "s"}
+_CORRECTION = re.compile(
+    r"\b(?:actually|correction|sorry|i mean|i meant|wait|scratch that|on second thought|my mistake|my apologies|"
+    r"let me correct|to correct|i misread|i misspoke|or rather|strike that|update|that was wrong|that's wrong|"
+    r"that is wrong|not right|not the right|i was wrong|(?:is|was|it's|its) really|correct figure|correct value|"
+    r"correct answer|should be|should read|ignore that|disregard|second look|turns out|was off|is off|"
+    r"was wrong|is wrong|mistake|misread|double-check(?:ing)?|re-?check(?:ing)?|on reflection)\b")
+
+
+def _kind(value: Scalar) -> str:
+    if isinstance(value, bool):
+        return "text"
+    if isinstance(value, int | float):
+        return "number"
+    kind = _reading(value)[0]
+    return "date" if kind in {"date", "datetime"} else kind
+
+
+def _same_kind(norm: str, kind: str) -> tuple[Any, ...]:
+    if kind == "number":
+        return _scanned("number", norm, number_mentions)
+    if kind == "date":
+        return _scanned("date", norm, date_mentions)
+    if kind == "clock":
+        return _scanned("time", norm, time_mentions)
+    return ()
+
+
+def _overlaps(a: Mention, start: int, end: int) -> bool:
+    return a.start < end and start < a.end
+
+
+def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kind: str) -> Mention | None:
+    """Another value of the fact's kind offered beside ``value`` as an alternative ("V, or possibly W")."""
+    start, end = value[0], value[1]
+    for other in others:
+        if _overlaps(other, start, end):
+            continue
+        if other.start >= end:
+            gap, lead = norm[end:other.start], norm[max(0, start - 12):start]
+        elif other.end <= start:
+            gap, lead = norm[other.end:start], norm[max(0, other.start - 12):other.start]
+        else:
+            continue
+        if len(gap) > 40 or "\n" in gap or re.search(r"[.!;]\s", gap):
+            continue
+        if _units_differ(norm, value[0], value[1], other):
+            continue  # "JPY 2953.71, or $19.14": one value in two units, not two values
+        words = _GAP_WORDS.findall(gap)
+        unknown = [w for w in words if w not in _GAP_FILLER]
+        if len(unknown) > 2:
+            continue
+        if _HEDGE_WORDS.search(gap) and not _range_end(norm, other, others, value):
+            return other
+        if kind == "number" and not fact.range and "from" not in lead and (_RANGE_GAP.match(gap) or (
+                re.match(r"^\s*and\s*$", gap) and "between" in lead)):
+            if _RANGE_GAP.match(gap) and gap.strip() == "-" and isinstance(other, NumberMention) and other.signed:
+                continue
+            return other
+    return None
+
+
+def _range_end(norm: str, other: Mention, others: Sequence[Mention], value: _Token) -> bool:
+    """Whether ``other`` ends a range with a third value ("between 1:30pm and 3:30pm, or between 4:30pm
+    and 6pm"): one of two options listed, not a rival for ``value``."""
+    for third in others:
+        if third is other or _overlaps(third, value[0], value[1]):
+            continue
+        a, b = (third, other) if third.end <= other.start else (other, third)
+        gap = norm[a.end:b.start]
+        lead = norm[max(0, a.start - 12):a.start]
+        if len(gap) <= 12 and (_RANGE_GAP.match(gap) or ("between" in lead and re.fullmatch(r"\s*and\s*", gap))
+                               or ("from" in lead and re.fullmatch(r"\s*(?:to|until|till)\s*", gap))):
+            return True
+    return False
+
+
+def _marker(norm: str, start: int, end: int) -> str:
+    """The currency or unit written right before or after a number ("$", "jpy", "km"), or ''."""
+    before = _MARKER.search(norm[max(0, start - 5):start].rstrip() + "\x00")
+    if before and before.end() == len(norm[max(0, start - 5):start].rstrip()):
+        return before.group()
+    after = _MARKER.match(norm, end) or _MARKER.match(norm, end + 1) if end < len(norm) else None
+    return after.group() if after else ""
+
+
+def _units_differ(norm: str, start: int, end: int, other: Mention) -> bool:
+    mine, theirs = _marker(norm, start, end), _marker(norm, other.start, other.end)
+    return bool(mine and theirs and mine != theirs)
+
+
+def _withdrawn(norm: str, value: _Token, others: Sequence[Mention], sentences: list[tuple[int, int]],
+               foreign_labels: Sequence[tuple[int, int]], restated: Sequence[Mention],
+               own_labels: Sequence[tuple[int, int]] = ()) -> Mention | None:
+    """A correction after ``value`` that gives the fact another value of its kind ("... actually, it is W").
+
+    When the correction names the fact's label, the value after that label is the corrected one
+    ("x = 1, y = -2, z = 2"); when it names only other facts, it is about them.
+    """
+    for marker in _CORRECTION.finditer(norm, value[1]):
+        sentence_end = next((e for s, e in sentences if s <= marker.start() < e), len(norm))
+        mine = [e for s, e in own_labels if marker.end() <= s < sentence_end]
+        if not mine and any(marker.end() <= s < sentence_end for s, _e in foreign_labels):
+            continue  # the correction is about another fact
+        start = mine[0] if mine else marker.end()
+        again = [m.start for m in restated if start <= m.start < sentence_end]
+        if again:
+            start = max(again)  # it restates the right value: only another value after that withdraws it
+        for other in others:
+            if start <= other.start < sentence_end and not _overlaps(other, value[0], value[1]):
+                return other
+    return None
+
+
+# --------------------------------------------------------------------------- judging facts
+
+
+def _facts_text(text: str, fold: bool) -> str:
+    """The normalised text facts are read in: table rows rewritten as sentences (once per episode)."""
+    return _NORMS.get((text, fold, True), lambda: normalise_text(tables_as_sentences(text), fold=fold))
+
+
+def facts_stated(text: str, facts: Sequence[Fact], *, fold: bool = True) -> bool:
+    """Whether every fact is stated (``check_facts`` all stated), rejecting early a text that lacks a
+    fact's every label or every value where these are plain words (no scan of numbers is needed)."""
+    norm = _facts_text(text, fold)
+    for fact in facts:
+        for options in (fact.labels, fact.values):
+            needles = [_literal(option, fold) for option in options]
+            if all(needle is not None for needle in needles) and not any(
+                    needle and needle in norm for needle in needles):
+                return False
+    return all(v.stated for v in check_facts(text, facts, fold=fold))
+
+
+def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[FactVerdict]:
+    """Judge each fact: a right value bound to its label in some sentence, and no statement of the fact
+    hedged with, withdrawn for, or denied in favour of another value.
+
+    Within a sentence (or line), labels and the facts' values are read in order, and each label
+    takes its nearest value on one side. A reading in which no label takes another fact's value
+    counts; where both readings bind some label wrongly, the better one does. So "A: 12, B: 40"
+    and "12 for A, 40 for B" state both facts, and the swaps "A: 40, B: 12" and "40 for A, 12 for
+    B" state neither. Markdown table rows are read with their column headers.
+    """
+    norm = _facts_text(text, fold)
+    tokens = _tokens(norm, facts, fold)
+    sentences = sentence_bounds(norm)
+    bound: dict[int, list[_Token]] = {}
+    denied: set[int] = set()
+    for start, end in sentences:
+        sentence = _merge_labels([t for t in tokens if start <= t[0] < end])
+        if not sentence:
+            continue
+        readings = [_bind(sentence, "after", norm), _bind(sentence, "before", norm)]
+        clean = [bindings for bindings, wrong in readings if not wrong]
+        chosen = clean if clean else [max(readings, key=lambda r: sum(
+            bool(b.right) and not b.denied for b in r[0]) - r[1])[0]]
+        for bindings in chosen:
+            for b in bindings:
+                for i in b.right:
+                    if b.denied:
+                        denied.add(i)
+                    else:
+                        bound.setdefault(i, []).append(b.value)
+    mentioned = {i for _s, _e, kind, ids in tokens if kind == "L" for i in ids}
+    label_spans = [(s, e, i) for s, e, kind, ids in tokens if kind == "L" for i in ids]
+    value_spans = {i: [Mention(s, e) for s, e, kind, ids in tokens if kind == "V" and i in ids]
+                   for i in range(len(facts))}
+    verdicts = []
+    for i, fact in enumerate(facts):
+        if i not in bound:
+            if i in denied:
+                verdicts.append(FactVerdict(fact, False, f"the text denies that {fact.labels[0]!r} is "
+                                                         f"{fact.values[0]!r}", "denied"))
+            elif i not in mentioned:
+                verdicts.append(FactVerdict(fact, False, f"label {fact.labels[0]!r} not mentioned", "missing"))
+            else:
+                verdicts.append(FactVerdict(fact, False, f"{fact.labels[0]!r} is not stated as {fact.values[0]!r}",
+                                            "missing"))
+            continue
+        problem = _ambiguity(norm, fact, i, bound[i], facts, value_spans, label_spans, sentences)
+        if problem:
+            verdicts.append(FactVerdict(fact, False, problem, "ambiguous"))
+        elif i in denied:
+            verdicts.append(FactVerdict(fact, False, f"the text both states and denies that {fact.labels[0]!r} is "
+                                                     f"{fact.values[0]!r}", "ambiguous"))
+        else:
+            verdicts.append(FactVerdict(fact, True, "stated"))
+    return verdicts
+
+
+def _ambiguity(norm: str, fact: Fact, index: int, values: list[_Token], facts: Sequence[Fact],
+               value_spans: dict[int, list[Mention]], label_spans: list[tuple[int, int, int]],
+               sentences: list[tuple[int, int]]) -> str:
+    """Why a fact bound to a right value is still not claimed (hedged or withdrawn), or ''."""
+    foreign_values = [m for j, spans in value_spans.items() if j != index for m in spans]
+    foreign = [(s, e) for s, e, j in label_spans if j != index]
+    mine = [(s, e) for s, e, j in label_spans if j == index]
+    return value_ambiguity(norm, fact, [(v[0], v[1]) for v in values], foreign_values, foreign, sentences,
+                           [Mention(v[0], v[1]) for v in values], mine)
+
+
+def _key(m: Mention) -> Any:
+    """What a mention says, to tell a restatement of a value from another value of its kind."""
+    if isinstance(m, NumberMention):
+        return round(m.value, 9)
+    return tuple(getattr(m, name) for name in ("month", "day", "hour", "minute") if hasattr(m, name))
+
+
+def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], foreign_values: Sequence[Mention],
+                    foreign_labels: Sequence[tuple[int, int]], sentences: list[tuple[int, int]],
+                    own: Sequence[Mention], own_labels: Sequence[tuple[int, int]] = ()) -> str:
+    """Why a value stated at ``stated`` is still not claimed, or '': it is hedged with another value of
+    its kind ("5, or possibly 7"; "5 to 7" where the fact is no range), or a correction after it gives
+    another ("... actually, 7"). Values of other facts (``foreign_values``) are never the alternative;
+    another right value of the same fact is ("21:05 or 21:06")."""
+    kinds = {_kind(v) for v in fact.values}
+    if len(kinds) != 1:
+        return ""
+    kind = kinds.pop()
+    scanned = _same_kind(norm, kind)
+    for start, end in stated:
+        said = {_key(m) for m in scanned if _overlaps(m, start, end)}
+        others = [m for m in scanned if not _overlaps(m, start, end) and _key(m) not in said
+                  and not any(_overlaps(m, f.start, f.end) for f in foreign_values)]
+        if not others:
+            continue
+        token: _Token = (start, end, "V", frozenset())
+        alternative = _hedged(norm, token, others, fact, kind)
+        if alternative is not None:
+            return (f"{fact.labels[0]!r} is given as {norm[start:end]!r} beside the alternative "
+                    f"{norm[alternative.start:alternative.end]!r}")
+        restated = [m for m in own if m.start > end and {_key(x) for x in scanned if _overlaps(x, m.start, m.end)}
+                    & said]
+        later = _withdrawn(norm, token, others, sentences, foreign_labels, restated, own_labels)
+        if later is not None:
+            return (f"{fact.labels[0]!r} is given as {norm[start:end]!r}, then corrected to "
+                    f"{norm[later.start:later.end]!r}")
+    return ""
+
+
+# --------------------------------------------------------------------------- checkpoints' text checks
+
+
+def _has(checks: ValueCheckpoint | StateCheckpoint, text: str, value: Scalar | list[Scalar], verbatim: bool) -> bool:
+    """Whether ``text`` holds one ``contains`` item (a list item: any of its values)."""
+    fold = checks.case == "insensitive"
+    return states(text, value, fold=fold) or (verbatim and any(
+        normalise_text(str(x), fold=fold) in _normalised(text, fold) for x in (value if isinstance(value, list)
+                                                                               else [value])))
+
+
+def _contained_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: str) -> str:
+    """Why a ``contains`` value (a number, date or time) the text states is still not claimed: hedged
+    with, or corrected to, another value of its kind; '' when none is."""
+    fold = checks.case == "insensitive"
+    norm = _normalised(text, fold)
+    values = [v for item in checks.contains for v in (item if isinstance(item, list) else [item])
+              if _kind(v) in {"number", "date", "clock"}]
+    if not values or not (_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm) or "-" in norm or " to " in norm):
+        return ""
+    spans = {id(v): find_in_normalised(norm, v, fold=fold) for v in values}
+    spans.update({id(f): [m for v in f.values for m in find_in_normalised(norm, v, tol=f.tol, fold=fold)]
+                  for f in checks.facts})
+    sentences = sentence_bounds(norm)
+    for v in values:
+        found = spans[id(v)]
+        if not found:
+            continue
+        foreign = [m for key, ms in spans.items() if key != id(v) for m in ms
+                   if not any(_overlaps(m, x.start, x.end) for x in found)]
+        problem = value_ambiguity(norm, Fact(label=str(v), value=v), [(m.start, m.end) for m in found], foreign,
+                                  [], sentences, found)
+        if problem:
+            return problem
+    return ""
+
+
+def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
+               absent: bool = True) -> bool:
+    """Whether :func:`text_problems` is empty, deciding at the first problem (re-scoring speed)."""
+    if checks.contains:
+        test = all if checks.mode == "all" else any
+        if not test(_has(checks, text, v, verbatim) for v in checks.contains):
+            return False
+        if not verbatim and _contained_ambiguity(checks, text):
+            return False
+    if checks.facts and not facts_stated(text, checks.facts):
+        return False
+    return not (absent and checks.absent and absent_violations(text, checks.absent))
+
+
+def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
+                  absent: bool = True) -> list[Problem]:
+    """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
+
+    ``contains`` values are found normalised and at word starts ("G3" is not in "G31"); in a tool
+    result (``verbatim``), a value copied out of it is also found as a plain substring. A fact
+    hedged, withdrawn or both stated and denied is an ``ambiguous_claim``.
+    ``absent``: False leaves the checkpoint's ``absent`` claims unchecked.
+    """
+    found = [v for v in checks.contains if _has(checks, text, v, verbatim)]
+    problems = []
+    if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
+        problems.append(Problem("missing_value", f"missing {[v for v in checks.contains if v not in found]}"))
+    elif checks.contains and not verbatim:
+        ambiguity = _contained_ambiguity(checks, text)
+        if ambiguity:
+            problems.append(Problem("ambiguous_claim", ambiguity))
+    for verdict in check_facts(text, checks.facts):
+        if not verdict.stated:
+            code = "ambiguous_claim" if verdict.code == "ambiguous" else "missing_value"
+            problems.append(Problem(code, verdict.detail))
+    claimed = absent_violations(text, checks.absent) if absent else []
+    if claimed:
+        problems.append(Problem("missing_value", f"states {claimed}, which must not be claimed"))
+    return problems

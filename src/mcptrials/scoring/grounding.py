@@ -1,0 +1,396 @@
+"""Grounding: every figure, date, time and code an answer asserts comes from somewhere the agent saw.
+
+An answer can state every required fact right and add one it made up ("about 160 refunded",
+"the 09:12 connection", "platform 7"). No per-task rule can list every wrong figure, so this
+check asks of each assertion whether it is traceable: to the task's prompt, to a tool result
+the agent saw in this episode, to the task's clock, or to simple arithmetic over them (sum,
+difference, product with a small count, ratio, percentage and percentage change, mean, unit
+conversions, rounding). What it cannot see: a wrong relation between grounded values ("the
+cheaper one" naming the dearer), facts stated in words only (names, places, adjectives), and an
+invented number that happens to equal a figure the agent saw (the "48 hours" of a return label,
+when 48 is a customer number in a result).
+
+It also checks that a weekday written beside a date (or beside "today"/"tomorrow") is that
+date's weekday.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from mcptrials.model import CheckpointResult, Episode, Grounding, Scalar, Task
+from mcptrials.scoring.answers import (
+    DateMention,
+    NumberMention,
+    _normalised,
+    _scanned,
+    date_mentions,
+    duration_mentions,
+    find_in_normalised,
+    number_mentions,
+    time_mentions,
+)
+from mcptrials.scoring.memo import EpisodeMemo
+
+CHECK_ID = "_grounding"
+"""The id of the implicit checkpoint this check adds to every graded answer."""
+
+_APPROX = re.compile(r"(?:about|around|roughly|approximately|approx\.?|nearly|almost|~|≈|some|over|under|more than|"
+                     r"less than|up to|at least|at most|close to|just over|just under|circa|ca\.|upwards of|"
+                     r"north of|below|above|within)\s*[$€£¥]?\s*$")
+_COUNTED = re.compile(r"(?:platform|gate|seat|car|coach|room|floor|terminal|track|level|row|#|no\.|number|exit|"
+                      r"stand|berth|pier|door|bay|hall|booth|lane|apartment|suite|unit)\s*$")
+_CODE = re.compile(r"(?<![\w-])[a-z]{1,4}-?\d+[a-z0-9]{0,3}(?:-\d+)?(?![\w-])")
+"""Identifiers an agent could invent: a short prefix and digits (G7, D3131, INV-2291, SKU-1042)."""
+_NOT_A_CODE = re.compile(r"^(?:\d+(?:st|nd|rd|th|am|pm|h|hr|hrs|min|mins|km|mi|m|kg|g|lb|ms|s|x|k|mn|bn|tn|d|"
+                         r"gb|mb|kb|tb|px|pt|c|f|mph|kmh|kph|l|ml|cm|mm|ft|yr|yrs|mo|wk|wks|v|y|q)|"
+                         r"q[1-4]|h[12]|fy\d{2,4}|mp[34]|r2|[a-z]{1,2}[23]|(?:utc|gmt)-?\d{1,2}|covid-19|co2|h2o|pm\d+|p\d\d?|"
+                         r"[a-z]+-\d{4}|\d+-[a-z]+)$")
+_SCALE_SHIFTS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
+_FACTORS = (60.0, 1 / 60.0, 24.0, 1 / 24.0, 1.609344, 1 / 1.609344, 0.3048, 1 / 0.3048, 0.45359237, 1 / 0.45359237,
+            3.6, 1 / 3.6, 100.0, 0.01, 2.54, 1 / 2.54, 3.785411784, 1 / 3.785411784, 7.0, 1 / 7.0, 365.0, 12.0,
+            1024.0, 1 / 1024.0, 1024.0**2, 1 / 1024.0**2, 1000.0 / 1024.0, 1024.0 / 1000.0)
+
+
+@dataclass
+class _Evidence:
+    """What the agent could know: numbers (sorted), dates, clock times, texts."""
+
+    numbers: list[float]
+    dates: set[date]
+    month_days: set[tuple[int, int]]
+    times: set[tuple[int, int]]
+    minutes: list[float]
+    text: str
+    plain: str
+    percentages: list[float]
+    periods: list[float]
+    shifts_hours: bool
+    today: date | None
+
+
+_EVIDENCE: EpisodeMemo[str, _Evidence] = EpisodeMemo(limit=4)
+
+
+def _evidence_texts(task: Task, episode: Episode) -> list[str]:
+    texts = [task.prompt]
+    for call in episode.tool_calls:
+        texts.append(call.content)
+    return texts
+
+
+def _gather(task: Task, episode: Episode) -> _Evidence:
+    texts = [_normalised(t) for t in _evidence_texts(task, episode) if t]
+    numbers: list[float] = []
+    dates: set[date] = set()
+    month_days: set[tuple[int, int]] = set()
+    times: set[tuple[int, int]] = set()
+    for text in texts:
+        found = [m.value for m in _scanned("number", text, number_mentions)]
+        numbers += found + [-n for n in found if n < 0]  # "capex -3,141" is stated as "capex of 3.14 bn"
+        if len(found) > 1:
+            numbers += [sum(found), sum(found) / len(found)]
+        for d in _scanned("date", text, date_mentions):
+            month_days.add((d.month, d.day))
+            if d.value is not None:
+                dates.add(d.value)
+                numbers += [float(d.value.year), float(d.value.day), float(d.value.month)]
+        times |= {(t.hour, t.minute) for t in _scanned("time", text, time_mentions)}
+    today = task.now.date() if task.now else None
+    if task.now is not None:
+        dates.add(today)  # type: ignore[arg-type]
+        times.add((task.now.hour, task.now.minute))
+        numbers += [float(task.now.year), float(task.now.day), float(task.now.month)]
+    joined = "\n".join(texts)
+    shifts = bool(re.search(r"utc|gmt|time ?zone|[+-]\d{2}:?\d{2}\b|offset", joined))
+    durations = sorted({*_durations(joined)})
+    plain = "\n".join(t.casefold() for t in _evidence_texts(task, episode))
+    stated = [_periods(text) for text in texts]
+    percentages = sorted(v for pct, _ in stated for v in pct)
+    periods = sorted({*(v for _, ps in stated for v in ps), *durations})
+    return _Evidence(sorted(numbers), dates, month_days, times, durations, joined, plain, percentages, periods,
+                     shifts, today)
+
+
+_MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s?(?:min|mins|minutes?)\b|\"[a-z_]*(?:min|minutes)[a-z_]*\":\s?(\d+(?:\.\d+)?)")
+_HOURS = re.compile(r"(\d+(?:\.\d+)?)\s?(?:h|hrs?|hours?)\b|\"[a-z_]*(?:hours|_h)\":\s?(\d+(?:\.\d+)?)")
+
+
+def _durations(text: str) -> list[float]:
+    """Durations the evidence states, in minutes ("35 min", "2 h 15 min", "duration_min": 95)."""
+    out = [m.value for m in duration_mentions(text)]
+    out += [float(m.group(1) or m.group(2)) for m in _MINUTES.finditer(text)]
+    out += [60 * float(m.group(1) or m.group(2)) for m in _HOURS.finditer(text)]
+    return [d for d in out if 0 < d <= 24 * 60]
+
+
+def _near(sorted_values: Sequence[float], target: float, tol: float) -> bool:
+    i = bisect.bisect_left(sorted_values, target - tol)
+    return i < len(sorted_values) and sorted_values[i] <= target + tol
+
+
+def _tolerance(norm: str, m: NumberMention) -> float:
+    """How far a written number may be from its source: its rounding, wider after "about", "over"."""
+    step = 10.0 ** (-m.decimals) * m.scale
+    slack = step / 2 + 1e-9 * max(1.0, abs(m.value))
+    if _APPROX.search(norm[max(0, m.start - 16):m.start]):  # "about 40": rounded to tens; "about 32": to one
+        digits = f"{abs(m.value / m.scale):.0f}" if m.decimals == 0 else ""
+        zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+        slack = max(2 * slack, 0.5 * 10.0 ** zeros * m.scale)
+    return max(slack, 0.002 * abs(m.value))
+
+
+_PERIOD = re.compile(r"\s?(?:(?P<pct>%|percent|per ?cent)|(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|"
+                     r"(?P<d>days?)|(?P<w>weeks?)|(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
+_IN_MINUTES = {"min": 1.0, "h": 60.0, "d": 1440.0, "w": 10080.0, "mo": 43200.0, "y": 525600.0}
+_UNIT_AFTER = re.compile(r"\s?(?:°|degrees|[a-z]{1,12}\b)")
+
+
+def _period(norm: str, end: int) -> tuple[str, float] | None:
+    """The kind of quantity a number is by the word after it: a percentage, or a period (in minutes)."""
+    m = _PERIOD.match(norm, end)
+    if m is None:
+        return None
+    kind = next(k for k, v in m.groupdict().items() if v)
+    return ("pct", 1.0) if kind == "pct" else ("period", _IN_MINUTES[kind])
+
+
+def _periods(text: str) -> tuple[list[float], list[float]]:
+    """The percentages and the periods (in minutes) a text states, sorted."""
+    pct, periods = [], []
+    for m in _scanned("number", text, number_mentions):
+        kind = _period(text, m.end)
+        if kind is not None and kind[0] == "pct":
+            pct.append(m.value)
+        elif kind is not None:
+            periods.append(m.value * kind[1])
+    return sorted(pct), sorted(periods)
+
+
+def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False) -> bool:
+    """Whether ``value`` is an evidence number; at another scale when written with one ("9.96 billion");
+    in another unit when a unit follows it (a period in another unit of time: "2 hours" for 120 min)."""
+    nums = ev.numbers
+    kind = _period(norm, end) if norm else None
+    if kind is not None and kind[0] == "period" and _near(ev.periods, value * kind[1], tol * kind[1]):
+        return True
+    if _near(nums, value, tol):
+        return True
+    unit = bool(norm) and _UNIT_AFTER.match(norm, end) is not None
+    if (scaled or unit) and any(_near(nums, value * shift, tol * shift) for shift in _SCALE_SHIFTS):
+        return True
+    if unit and any(_near(nums, value / factor, tol / factor) for factor in _FACTORS):
+        return True
+    return unit and (_near(nums, (value - 32) * 5 / 9, tol) or _near(nums, value * 9 / 5 + 32, tol * 2))
+
+
+def _derived(value: float, tol: float, anchors: Sequence[float], ev: _Evidence) -> bool:
+    """Whether ``value`` is one step of arithmetic over figures the answer itself states and grounds
+    (``anchors``, counts among them): a sum or difference, a ratio or product, a percentage or
+    percentage change, a figure times or shared by a count. Operands the answer does not state do
+    not count: with a large result, almost any small number is some difference of two of its figures."""
+    pool = sorted(set(anchors))
+
+    def near(target: float, slack: float) -> bool:  # the operands were rounded too: 1 % of the target
+        return _near(pool, target, max(slack, 0.01 * abs(target)))
+
+    for a in anchors:
+        if a == 0:
+            continue
+        size = abs(a)
+        if (near(value - a, tol) or near(a - value, tol) or near(value + a, tol)  # b ± a
+                or near(value * a, tol * size) or near(value / a, tol / size)  # b / a, b * a
+                or near(value * a / 100.0, tol * size / 100.0)  # value % of a
+                or near(a * (1 + value / 100.0), tol * size / 100.0)):  # a changed by value %
+            return True
+    return len(anchors) > 2 and abs(sum(anchors) - value) <= max(tol * len(anchors), 0.01 * abs(value))
+
+
+_FIGURE_AFTER = re.compile(r"\s?(?:%|percent|per ?cent|[a-z]{1,3}\b|°|degrees|hours?|minutes?|days?|weeks?|"
+                           r"months?|years?|kilo\w*|met\w*|miles?|grams?|pounds?|dollars?|euros?|yuan|yen)")
+
+
+def _is_count(norm: str, start: int, options: Sequence[NumberMention]) -> bool:
+    """Whether a small whole number is a count, an ordinal or a list number ("3 trains", "the 2nd"), which
+    needs no source; "3%", "$5", "7 km", "platform 7" are figures."""
+    first = options[0]
+    if len(options) != 1 or first.decimals != 0 or abs(first.value) > 10:
+        return False
+    before = norm[max(0, start - 14):start]
+    if _COUNTED.search(before) or re.search(r"[$€£¥]\s?$", before):
+        return False
+    after = _FIGURE_AFTER.match(norm, first.end)
+    return after is None or after.group().strip() in {"st", "nd", "rd", "th", "of", "in", "to", "or", "and", "at",
+                                                      "on", "is", "are", "new", "the", "a", "x"}
+
+
+def _date_grounded(d: date | None, month: int, day: int, ev: _Evidence) -> bool:
+    if d is None:
+        return (month, day) in ev.month_days or any(
+            (x.month, x.day) == (month, day) for x in _around(ev))
+    if d in ev.dates or any(abs((d - x).days) <= 1 for x in ev.dates):
+        return True
+    if (month, day) in ev.month_days and _near(ev.numbers, float(d.year), 0.5):
+        return True  # "4 October" in a result that names 1582 elsewhere
+    return d in _around(ev)
+
+
+def _around(ev: _Evidence) -> Iterable[date]:
+    """Dates an agent may name from the clock alone: the week before today to a fortnight after."""
+    if ev.today is None:
+        return ()
+    return (ev.today + timedelta(days=k) for k in range(-7, 15))
+
+
+def _time_grounded(hour: int, minute: int, ev: _Evidence) -> bool:
+    if (hour, minute) in ev.times:
+        return True
+    total = hour * 60 + minute
+    for h, m in ev.times:
+        base = h * 60 + m
+        diff = abs(total - base) % (24 * 60)
+        diff = min(diff, 24 * 60 - diff)
+        if _near(ev.minutes, float(diff), 0.5):
+            return True
+        if ev.shifts_hours and diff % 15 == 0:
+            return True
+    return False
+
+
+def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] = ()) -> list[str]:
+    """The assertions of ``text`` no source supports (each as the text wrote it, with what it is)."""
+    ev = _EVIDENCE.get(episode.id, lambda: _gather(task, episode))
+    norm = _normalised(text)
+    allowed = list(allow)
+    problems: list[str] = []
+    readings: dict[int, list[NumberMention]] = {}
+    for m in _scanned("number", norm, number_mentions):
+        readings.setdefault(m.start, []).append(m)  # "150 m": 150 metres or 150 million, whichever has a source
+    anchors: list[float] = []
+    open_: list[tuple[str, list[NumberMention]]] = []
+    for start, options in readings.items():
+        first = options[0]
+        written = norm[start:max(m.end for m in options)]
+        if _is_count(norm, start, options) or any(find_in_normalised(written, a) for a in allowed):
+            anchors.append(first.value)
+            continue
+        direct = [m.value for m in options
+                  if _direct(m.value, _tolerance(norm, m), ev, norm, m.end, scaled=len(options) > 1)]
+        if direct:
+            anchors += direct
+        else:
+            open_.append((written, options))
+    for written, options in open_:
+        if not any(_derived(m.value, _tolerance(norm, m), anchors, ev) for m in options):
+            problems.append(f"the figure {written!r}")
+    for d in _scanned("date", norm, date_mentions):
+        if not _date_grounded(d.value, d.month, d.day, ev) and not any(find_in_normalised(norm[d.start:d.end], a)
+                                                                       for a in allowed):
+            problems.append(f"the date {norm[d.start:d.end]!r}")
+    for t in _scanned("time", norm, time_mentions):
+        if t.explicit and not _time_grounded(t.hour, t.minute, ev):
+            problems.append(f"the time {norm[t.start:t.end]!r}")
+    for code in _CODE.finditer(norm):
+        token = code.group()
+        if _NOT_A_CODE.match(token) or token in ev.text or token.replace("-", "") in ev.text.replace("-", ""):
+            continue
+        problems.append(f"the code {token!r}")
+    return list(dict.fromkeys(problems))
+
+
+# --------------------------------------------------------------------------- weekdays beside dates
+
+_WEEKDAYS = {name: i for i, names in enumerate([
+    ("monday", "mon"), ("tuesday", "tue", "tues"), ("wednesday", "wed"), ("thursday", "thu", "thur", "thurs"),
+    ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun")]) for name in names}
+_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\b\.?")
+_BESIDE = re.compile(r"^[\s,.(\[-]*(?:the\s+)?$|^[\s,]*(?:on\s+)?$")
+_RELATIVE = re.compile(r"\b(today|tomorrow|yesterday)\b")
+
+
+def weekday_mismatches(text: str, today: date | None) -> list[str]:
+    """Weekdays written beside a date (or "today"/"tomorrow") that are not that date's weekday."""
+    norm = _normalised(text)
+    if not _WEEKDAY.search(norm):
+        return []
+    out = []
+    dates: tuple[DateMention, ...] = _scanned("date", norm, date_mentions)
+    for w in _WEEKDAY.finditer(norm):
+        weekday, ws, we = _WEEKDAYS[w.group(1)], w.start(), w.end()
+        short = len(w.group(1)) <= 4
+        beside = []
+        for d in dates:
+            if short and d.start < we:
+                continue  # "16 April, Sun Mei": an abbreviation counts only before its date ("Sun 19 April")
+            gap = norm[we:d.start] if d.start >= we else norm[d.end:ws]
+            if len(gap) <= 6 and _BESIDE.match(gap.replace(")", "").replace("(", "")):
+                beside.append((len(gap) + (0 if d.start >= we else 3), d))  # "Sun 19 April" before "16 April, Sun"
+        if beside:
+            d = min(beside, key=lambda x: x[0])[1]
+            when = d.value
+            if when is None and today is not None:
+                when = _nearest(today, d.month, d.day)
+            if when is not None and _weekday(when) != weekday:
+                out.append(f"{norm[min(ws, d.start):max(we, d.end)]!r}: {when.isoformat()} is a "
+                           f"{_WEEKDAY_NAMES[_weekday(when)]}")
+        if today is not None:
+            for rel in _RELATIVE.finditer(norm, max(0, ws - 14), min(len(norm), we + 14)):
+                gap = norm[we:rel.start()] if rel.start() >= we else norm[rel.end():ws]
+                if len(gap) > 5 or not re.fullmatch(r"[\s,()-]*(?:is\s+)?", gap):
+                    continue
+                shift = {"today": 0, "tomorrow": 1, "yesterday": -1}[rel.group(1)]
+                when = today + timedelta(days=shift)
+                if when.weekday() != weekday:
+                    out.append(f"{rel.group(1)} is a {when.strftime('%A')}, not {w.group(1)}")
+    return list(dict.fromkeys(out))
+
+
+_WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_GREGORIAN = date(1582, 10, 15)
+
+
+def _weekday(when: date) -> int:
+    """Monday 0 to Sunday 6, in the Julian calendar before the Gregorian reform (4 October 1582 was a Thursday)."""
+    if when >= _GREGORIAN:
+        return when.weekday()
+    y, m = (when.year, when.month) if when.month > 2 else (when.year - 1, when.month + 12)
+    jdn = int(365.25 * (y + 4716)) + int(30.6001 * (m + 1)) + when.day - 1524  # Julian day number
+    return jdn % 7
+
+
+def _nearest(today: date, month: int, day: int) -> date | None:
+    """The date with this month and day nearest to ``today`` (the year an answer leaves out)."""
+    options = []
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            options.append(date(year, month, day))
+        except ValueError:
+            continue
+    return min(options, key=lambda d: abs((d - today).days)) if options else None
+
+
+def check_claims(task: Task, episode: Episode) -> CheckpointResult | None:
+    """The implicit checkpoint on an answer's own assertions: weekdays agree with their dates, and every
+    figure, date, time and code is grounded (unless the spec turns grounding off). None: no answer."""
+    text = episode.final_answer
+    if not text.strip():
+        return None
+    today = task.now.date() if task.now else None
+    wrong_days = weekday_mismatches(text, today)
+    if wrong_days:
+        return CheckpointResult(id=CHECK_ID, passed=False, failure="wrong_value",
+                                detail="weekday does not match its date: " + "; ".join(wrong_days[:3]))
+    spec = task.spec.grounding
+    if spec is False:
+        return CheckpointResult(id=CHECK_ID, passed=True, detail="weekdays agree with their dates (grounding off)")
+    allow = spec.allow if isinstance(spec, Grounding) else []
+    missing = ungrounded(task, episode, text, allow)
+    if missing:
+        return CheckpointResult(id=CHECK_ID, passed=False, failure="ungrounded_claim",
+                                detail="asserted with no source in the prompt or the tool results: "
+                                       + ", ".join(missing[:5]))
+    return CheckpointResult(id=CHECK_ID, passed=True, detail="every figure, date, time and code has a source")

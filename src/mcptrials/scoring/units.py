@@ -1,0 +1,126 @@
+"""Quantities stated in another unit than the spec's: 12 °C as "54 °F", 13 km as "8.1 miles".
+
+A fact with a ``unit`` may be stated in any other unit of the same quantity, when the number is
+followed by that unit's name or symbol and converts back to the fact's value (within the rounding
+the text used, widened by the conversion factor).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from mcptrials.scoring.answers import Mention, NumberMention, _scanned, number_mentions
+
+_Convert = tuple[str, Callable[[float], float]]  # quantity, to the quantity's base unit
+
+_LINEAR: dict[str, tuple[str, float]] = {
+    "km": ("length", 1000.0), "m": ("length", 1.0), "cm": ("length", 0.01), "mm": ("length", 0.001),
+    "mi": ("length", 1609.344), "ft": ("length", 0.3048), "in": ("length", 0.0254), "yd": ("length", 0.9144),
+    "nmi": ("length", 1852.0),
+    "kg": ("mass", 1.0), "g": ("mass", 0.001), "lb": ("mass", 0.45359237), "oz": ("mass", 0.028349523125),
+    "t": ("mass", 1000.0),
+    "l": ("volume", 1.0), "ml": ("volume", 0.001), "gal": ("volume", 3.785411784),
+    "km/h": ("speed", 1 / 3.6), "mph": ("speed", 0.44704), "m/s": ("speed", 1.0), "kn": ("speed", 1852 / 3600),
+    "s": ("duration", 1.0), "min": ("duration", 60.0), "h": ("duration", 3600.0), "d": ("duration", 86400.0),
+    "ha": ("area", 10_000.0), "km2": ("area", 1_000_000.0), "acre": ("area", 4046.8564224),
+    "mi2": ("area", 2_589_988.110336),
+}
+_TEMPERATURE = {"c": (1.0, 0.0), "f": (5 / 9, -32.0 * 5 / 9), "k": (1.0, -273.15)}  # to Celsius: x * a + b
+
+_NAMES: dict[str, tuple[str, ...]] = {
+    "km": ("km", "kms", "kilometres", "kilometers", "kilometre", "kilometer"),
+    "m": ("m", "metres", "meters", "metre", "meter"), "cm": ("cm", "centimetres", "centimeters"),
+    "mm": ("mm", "millimetres", "millimeters"), "mi": ("mi", "miles", "mile"), "ft": ("ft", "feet", "foot"),
+    "in": ("inches", "inch"), "yd": ("yd", "yards", "yard"), "nmi": ("nmi", "nautical miles"),
+    "kg": ("kg", "kgs", "kilograms", "kilogram", "kilos", "kilo"), "g": ("g", "grams", "gram"),
+    "lb": ("lb", "lbs", "pounds", "pound"), "oz": ("oz", "ounces", "ounce"), "t": ("tonnes", "tons", "tonne"),
+    "l": ("l", "litres", "liters", "litre", "liter"), "ml": ("ml", "millilitres", "milliliters"),
+    "gal": ("gal", "gallons", "gallon"),
+    "km/h": ("km/h", "kmh", "kph", "kilometres per hour", "kilometers per hour"),
+    "mph": ("mph", "miles per hour"), "m/s": ("m/s", "metres per second", "meters per second"),
+    "kn": ("kn", "knots", "knot"),
+    "s": ("sec", "secs", "seconds"), "min": ("min", "mins", "minutes", "minute"),
+    "h": ("h", "hr", "hrs", "hours", "hour"), "d": ("days", "day"),
+    "ha": ("ha", "hectares", "hectare"), "km2": ("km2", "km²", "square kilometres", "square kilometers", "sq km"),
+    "acre": ("acres", "acre"), "mi2": ("mi2", "mi²", "square miles", "sq mi"),
+    "c": ("°c", "° c", "c", "degrees c", "degrees celsius", "celsius", "deg c", "ºc"),
+    "f": ("°f", "° f", "f", "degrees f", "degrees fahrenheit", "fahrenheit", "deg f", "ºf"),
+    "k": ("kelvin",),
+}
+_ALIASES = {name: unit for unit, names in _NAMES.items() for name in names}
+
+
+def unit_key(unit: str) -> str | None:
+    """The unit a spec's or a text's unit name stands for ("Kilometres" is km, "°F" is f), or None."""
+    text = unit.strip().casefold().replace("º", "°")
+    if text in _NAMES:
+        return text
+    return _ALIASES.get(text)
+
+
+def _to_base(unit: str) -> tuple[str, float, float] | None:
+    """Quantity, factor and offset to the quantity's base unit."""
+    if unit in _TEMPERATURE:
+        a, b = _TEMPERATURE[unit]
+        return "temperature", a, b
+    if unit in _LINEAR:
+        quantity, factor = _LINEAR[unit]
+        return quantity, factor, 0.0
+    return None
+
+
+@lru_cache(maxsize=512)
+def _siblings(unit: str) -> tuple[tuple[str, float, float], ...]:
+    """Every other unit of ``unit``'s quantity, with the factor and offset from ``unit`` to it."""
+    base = _to_base(unit)
+    if base is None:
+        return ()
+    quantity, a, b = base
+    out = []
+    for other in [*_LINEAR, *_TEMPERATURE]:
+        theirs = _to_base(other)
+        if other == unit or theirs is None or theirs[0] != quantity:
+            continue
+        _q, c, d = theirs
+        out.append((other, a / c, (b - d) / c))  # x_unit * a + b = y_other * c + d
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _unit_after(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(r"\s?(?:" + alternatives + r")(?![a-z])")
+
+
+def _half_step(number: float) -> float:
+    """Half the last written digit of a spec's value: the rounding the source may already carry."""
+    text = repr(float(number))
+    decimals = 0 if "e" in text else len(text.split(".")[1].rstrip("0"))
+    return 0.5 * 10.0 ** (-decimals)
+
+
+def converted_mentions(norm: str, value: float | int | str, unit: str, tol: float | None = None) -> list[Mention]:
+    """Numbers of ``norm`` that state ``value`` (in ``unit``) in another unit of its quantity, that unit named."""
+    key = unit_key(unit)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return []
+    if key is None:
+        return []
+    found: list[Mention] = []
+    mentions: tuple[NumberMention, ...] = _scanned("number", norm, number_mentions)
+    for other, factor, offset in _siblings(key):
+        expected = number * factor + offset
+        slack = abs(factor) * (tol if tol is not None else _half_step(number))
+        names = _NAMES[other]
+        pattern = _unit_after(names)
+        for m in mentions:
+            if m.scale != 1.0 or not pattern.match(norm, m.end):
+                continue
+            step = 10.0 ** (-m.decimals)
+            if abs(m.value - expected) <= step / 2 + slack + 1e-9 * max(1.0, abs(expected)):
+                found.append(m)
+    return found
