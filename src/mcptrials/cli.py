@@ -190,9 +190,9 @@ def _models(specs: list[str], models_file: Path | None, base_url: str | None, sa
     return models
 
 
-QUICK_MAX_TURNS = 8
+QUICK_MAX_TURNS = 4
 """Model turns per episode of the default embedded-model smoke run (unless --max-turns is given)."""
-QUICK_MAX_TOKENS = 384
+QUICK_MAX_TOKENS = 192
 """Completion tokens per turn of the default embedded-model smoke run (unless --max-tokens is given)."""
 P_MODEL = "Model"
 P_AGENT = "Agent"
@@ -357,9 +357,9 @@ def run(
         quick = not model and not models_file and agent not in MODEL_FREE and not (task_ids or limit or run_all
                                                                                      or tasks)
         if quick:  # the quick start: a short smoke set, with limits that end it in a few minutes on a laptop
-            from mcptrials.bundled.world import smoke_tasks
+            from mcptrials.bundled.world import quick_tasks
 
-            chosen = smoke_tasks(chosen)
+            chosen = quick_tasks(chosen)
             given = {name for name in ("max_turns", "max_tokens", "concurrency")
                      if getattr(ctx.get_parameter_source(name), "name", "") != "DEFAULT"}
             max_turns = max_turns if "max_turns" in given else QUICK_MAX_TURNS

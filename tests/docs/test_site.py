@@ -32,6 +32,11 @@ def test_strict_build(tmp_path: Path) -> None:
         assert re.search(rf'id="mcptrials\.api\.{name}"', api), f"the API page lacks {name}"
 
 
-def test_scoring_page_keeps_the_grounding_placeholder() -> None:
+def test_scoring_page_documents_claims_and_every_failure_code() -> None:
+    from typing import get_args
+
+    from mcptrials.model import FailureCode
+
     scoring = (DOCS / "guide" / "scoring.md").read_text(encoding="utf-8")
     assert "## Claims, conclusions and grounding" in scoring
+    assert all(f"`{code}`" in scoring for code in get_args(FailureCode))

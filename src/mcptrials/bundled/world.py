@@ -67,6 +67,24 @@ def smoke_tasks(tasks: list[Task], n: int = 5) -> list[Task]:
     return chosen
 
 
+QUICK_TASKS = ("unit-001", "unit-005", "unit-006")
+"""The quick start's tasks (``mcptrials run`` with no options): one-step questions to a server with four tools.
+
+One server keeps the prompt short and lets the embedded model reuse its cached prompt (system
+text and tool list) from one task to the next, which is most of the time on a small CPU."""
+
+
+def quick_tasks(tasks: list[Task], n: int = len(QUICK_TASKS)) -> list[Task]:
+    """The quick start's set: ``QUICK_TASKS`` when present, else short single-server tasks, shortest first."""
+    by_id = {t.id: t for t in tasks}
+    chosen = [by_id[i] for i in QUICK_TASKS if i in by_id][:n]
+    if len(chosen) < n:
+        spare = sorted((t for t in tasks if t.chain_length == "short" and len(t.servers) == 1
+                        and len(t.reference) <= 1 and t not in chosen), key=lambda t: (len(t.prompt), t.id))
+        chosen += spare[:n - len(chosen)]
+    return chosen
+
+
 def bundled_tasks() -> list[Task]:
     """The whole bundled task suite: each file's specs are the ones that run."""
     from mcptrials.tasks.loader import load_tasks

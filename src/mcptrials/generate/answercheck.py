@@ -13,8 +13,9 @@ from typing import Any
 
 from mcptrials.generate.values import Value, grounded_in, leaves, parse_json, precise_number, values_in
 from mcptrials.model import Fact, ValueCheckpoint
-from mcptrials.scoring.answers import normalise_text
+from mcptrials.scoring.answers import find_in_normalised, normalise_text
 from mcptrials.scoring.claims import check_facts
+from mcptrials.scoring.units import quantity_names, unit_after
 from mcptrials.scoring.matchers import values_equal
 
 _LABEL_STOP = {"the", "a", "an", "of", "is", "was", "are", "were", "at", "on", "in", "to", "for", "and", "or", "with",
@@ -251,6 +252,16 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     return [v for v in grounded if v.start <= first_end]
 
 
+def _unit_in(answer: str, value: Any) -> str | None:
+    """The unit the explorer's answer names right after ``value`` ("311 km"), if it names one."""
+    norm = normalise_text(answer)
+    for m in find_in_normalised(norm, value):
+        unit = unit_after(norm, m.end)
+        if unit is not None and quantity_names(unit):
+            return unit
+    return None
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
@@ -267,7 +278,14 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
         if bound:
             facts += bound
-        contains += [v.value for v in group if not bound or v not in swappable]
+        for v in group:
+            if bound and v in swappable:
+                continue
+            unit = _unit_in(answer, v.value) if kind == "number" else None
+            if unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
+                facts.append(Fact(label=quantity_names(unit), value=v.value, unit=unit))
+            else:
+                contains.append(v.value)
     for v in found:
         if v.kind in {"email", "code", "path", "weekday"}:
             contains.append(v.value)

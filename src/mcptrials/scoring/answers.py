@@ -60,11 +60,13 @@ _WORD_COMMA = re.compile(r"(?i)\b(hundred|thousand|million|billion),\s+(?=" + _W
 _LONE = re.compile(r"(?i)(?<![-\w])(?<!hundred )(?<!thousand )(?<!million )(?<!billion )"
                    r"(?:(first|second)\b(?![- ](?:hundred|thousand|million|billion|point)\b)(?!-)"
                    r"|(?<=no )(one)\b|(?<=the )(one)\b|(?<=any )(one)\b|(?<=every )(one)\b|(?<=this )(one)\b"
-                   r"|(?<=that )(one)\b|(?<=which )(one)\b|(one)(?= of\b| another\b| by one\b| or\b))")
+                   r"|(?<=that )(one)\b|(?<=which )(one)\b|(one)(?= of\b| another\b| by one\b| or\b)"
+                   r"|(?<=[a-z] )(one)(?=[,.;:!?)]|\s*$| that\b| which\b| who\b| is\b| was\b))")
 _KEPT = re.compile(r"qqz(\w+?)zqq")
 _CENTS = re.compile(r"(?i)\$?(\d+) dollars?,? and (\d{1,2}) cents?\b")
 _CENTS_ONLY = re.compile(r"(?i)(?<![\d.,])(\d{1,2}) ((?:euro|us|usd|eur) )?cents?\b")
-_CLOCK_WORDS = re.compile(r"(?i)\b(\d{1,2}|quarter|half) (past|after|to) (\d{1,2})(?: o'clock)?"
+_HALF = re.compile(r"(?i)\b(\d+) and an? (half|quarter)\b")
+_CLOCK_WORDS = re.compile(r"(?i)\b(\d{1,2}|quarter|half)(?: minutes?)? (past|after|to) (\d{1,2})(?: o'clock)?"
                           r"(?P<part> in the (?:morning|afternoon|evening)| at night| ?[ap]\.?m\.?)?")
 _O_CLOCK = re.compile(r"(?i)\b(\d{1,2}) o'clock(?P<part> in the (?:morning|afternoon|evening)| at night)?")
 
@@ -98,6 +100,7 @@ def _digits_for_words(text: str) -> str:
     with contextlib.suppress(Exception):  # a converter failure never costs a verdict: the words stay words
         text = str(alpha2digit(text, "en", threshold=0))
     text = _KEPT.sub(r"\1", text)
+    text = _HALF.sub(lambda m: f"{m.group(1)}.{'5' if m.group(2).lower() == 'half' else '25'}", text)
     text = _CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", text)
     text = _CENTS_ONLY.sub(lambda m: f"0.{int(m.group(1)):02d} {(m.group(2) or '').strip() or 'dollars'}", text)
     text = _CLOCK_WORDS.sub(_clock, text)

@@ -71,8 +71,8 @@ def _label_mentions(norm: str, facts: Sequence[Fact], fold: bool) -> list[tuple[
     found.sort(key=lambda x: (x[0], -(x[1] - x[0])))
     kept: list[tuple[int, int, int]] = []
     for start, end, i in found:
-        if any(s <= start and end <= e and (s, e, j) != (start, end, i) for s, e, j in kept):
-            continue
+        if any(s <= start and end <= e and (s, e) != (start, end) for s, e, j in kept):
+            continue  # inside a longer mention; one span naming several facts stays, once per fact
         kept.append((start, end, i))
     return kept
 
@@ -125,7 +125,10 @@ def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
                 end, ids = values.get(m.start, (m.end, set()))
                 ids.add(i)
                 values[m.start] = (max(end, m.end), ids)
-    tokens: list[_Token] = [(s, e, "L", frozenset({i})) for s, e, i in labels]
+    spans: dict[tuple[int, int], set[int]] = {}
+    for s, e, i in labels:
+        spans.setdefault((s, e), set()).add(i)
+    tokens: list[_Token] = [(s, e, "L", frozenset(ids)) for (s, e), ids in spans.items()]
     tokens += [(pos, end, "V", frozenset(ids)) for pos, (end, ids) in values.items()]
     tokens.sort(key=lambda t: (t[0], t[2]))
     if "the former" in norm or "the latter" in norm:
@@ -251,12 +254,28 @@ _CORRECTION = re.compile(
     r"was wrong|is wrong|mistake|misread|double-check(?:ing)?|re-?check(?:ing)?|on reflection)\b")
 
 
+_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY_MENTION = re.compile(r"\b(" + "|".join(_WEEKDAY_NAMES) + r")\b")
+
+
+@dataclass(frozen=True)
+class _WeekdayMention(Mention):
+    day: int
+
+
+def _weekday_mentions(norm: str) -> list[_WeekdayMention]:
+    return [_WeekdayMention(m.start(), m.end(), _WEEKDAY_NAMES.index(m.group(1)))
+            for m in _WEEKDAY_MENTION.finditer(norm)]
+
+
 def _kind(value: Scalar) -> str:
     if isinstance(value, bool):
         return "text"
     if isinstance(value, int | float):
         return "number"
     kind = _reading(value)[0]
+    if kind == "text" and value.strip().casefold() in _WEEKDAY_NAMES:
+        return "weekday"
     return "date" if kind in {"date", "datetime"} else kind
 
 
@@ -267,6 +286,8 @@ def _same_kind(norm: str, kind: str) -> tuple[Any, ...]:
         return _scanned("date", norm, date_mentions)
     if kind == "clock":
         return _scanned("time", norm, time_mentions)
+    if kind == "weekday":
+        return _scanned("weekday", norm, _weekday_mentions)
     return ()
 
 
@@ -274,7 +295,8 @@ def _overlaps(a: Mention, start: int, end: int) -> bool:
     return a.start < end and start < a.end
 
 
-def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kind: str) -> Mention | None:
+def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kind: str,
+            every: Sequence[Mention] = ()) -> Mention | None:
     """Another value of the fact's kind offered beside ``value`` as an alternative ("V, or possibly W")."""
     start, end = value[0], value[1]
     for other in others:
@@ -286,7 +308,12 @@ def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kin
             gap, lead = norm[other.end:start], norm[max(0, other.start - 12):other.start]
         else:
             continue
-        if len(gap) > 40 or "\n" in gap or re.search(r"[.!;]\s", gap):
+        if re.search(r"[.!;?]\s|\n", gap):
+            continue
+        if len(gap) > 40:  # far off in the sentence: a hedge only when marked as one ("..., possibly 18")
+            if other.start > end and _FAR_HEDGE.search(norm[max(0, other.start - 16):other.start]) \
+                    and not _units_differ(norm, start, end, other):
+                return other
             continue
         if _units_differ(norm, value[0], value[1], other):
             continue  # "JPY 2953.71, or $19.14": one value in two units, not two values
@@ -294,7 +321,7 @@ def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kin
         unknown = [w for w in words if w not in _GAP_FILLER]
         if len(unknown) > 2:
             continue
-        if _HEDGE_WORDS.search(gap) and not _range_end(norm, other, others, value):
+        if _HEDGE_WORDS.search(gap) and not _range_end(norm, other, every or others, value):
             return other
         if kind == "number" and not fact.range and "from" not in lead and (_RANGE_GAP.match(gap) or (
                 re.match(r"^\s*and\s*$", gap) and "between" in lead)):
@@ -452,6 +479,10 @@ def _key(m: Mention) -> Any:
     return tuple(getattr(m, name) for name in ("month", "day", "hour", "minute") if hasattr(m, name))
 
 
+_FAR_HEDGE = re.compile(r"(?:possibly|maybe|perhaps|or possibly|or maybe|or perhaps|could be|might be|or even)\s*"
+                        r"[$€£¥]?\s*$")
+
+
 def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], foreign_values: Sequence[Mention],
                     foreign_labels: Sequence[tuple[int, int]], sentences: list[tuple[int, int]],
                     own: Sequence[Mention], own_labels: Sequence[tuple[int, int]] = ()) -> str:
@@ -471,7 +502,7 @@ def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], fo
         if not others:
             continue
         token: _Token = (start, end, "V", frozenset())
-        alternative = _hedged(norm, token, others, fact, kind)
+        alternative = _hedged(norm, token, others, fact, kind, scanned)
         if alternative is not None:
             return (f"{fact.labels[0]!r} is given as {norm[start:end]!r} beside the alternative "
                     f"{norm[alternative.start:alternative.end]!r}")
@@ -501,7 +532,7 @@ def _contained_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: str) -
     fold = checks.case == "insensitive"
     norm = _normalised(text, fold)
     values = [v for item in checks.contains for v in (item if isinstance(item, list) else [item])
-              if _kind(v) in {"number", "date", "clock"}]
+              if _kind(v) in {"number", "date", "clock", "weekday"}]
     if not values or not (_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm) or "-" in norm or " to " in norm):
         return ""
     spans = {id(v): find_in_normalised(norm, v, fold=fold) for v in values}

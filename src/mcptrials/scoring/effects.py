@@ -120,6 +120,18 @@ _WRITE_VERB = re.compile(r"^(?:create|add|append|send|book|insert|post|reserve|s
                          r"save_note|remember|store|push|enqueue|draft|compose|make|open_ticket|file)(?:_|$)")
 
 
+def _written(calls: Calls) -> str:
+    """The text every successful call carried in its arguments (what the agent wrote, where it wrote)."""
+    def leaves(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [x for v in value.values() for x in leaves(v)]
+        if isinstance(value, list):
+            return [x for v in value for x in leaves(v)]
+        return [str(value)] if isinstance(value, str) else []
+
+    return "\n".join(x for _call, args in calls for x in leaves(args or {}))
+
+
 def repeated_writes(calls: Calls, tools: Mapping[str, ToolInfo] | None) -> list[str]:
     """Writes that add something (create, send, book, append, ...) made more than once with the same
     effective arguments: one booking made twice, one email sent twice."""
@@ -213,7 +225,8 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
                 result = check_conclusion(cp, episode.final_answer)
                 steps = [len(episode.steps)] if result.passed else []
             else:
-                result = check_state(cp, episode.state, task.fixtures.files.get(cp.path), task.spec.repeats)
+                result = check_state(cp, episode.state, task.fixtures.files.get(cp.path), task.spec.repeats,
+                                     _written(calls))
                 steps = [end] if result.passed else []
         except Exception as exc:  # a verdict is never lost to odd data: the checkpoint fails, saying why
             result = CheckpointResult(id=cp.id, passed=False, failure="missing_value" if isinstance(

@@ -17,7 +17,11 @@ date's weekday.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import json
+import math
 import re
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -48,8 +52,9 @@ _CODE = re.compile(r"(?<![\w-])[a-z]{1,4}-?\d+[a-z0-9]{0,3}(?:-\d+)?(?![\w-])")
 """Identifiers an agent could invent: a short prefix and digits (G7, D3131, INV-2291, SKU-1042)."""
 _NOT_A_CODE = re.compile(r"^(?:\d+(?:st|nd|rd|th|am|pm|h|hr|hrs|min|mins|km|mi|m|kg|g|lb|ms|s|x|k|mn|bn|tn|d|"
                          r"gb|mb|kb|tb|px|pt|c|f|mph|kmh|kph|l|ml|cm|mm|ft|yr|yrs|mo|wk|wks|v|y|q)|"
-                         r"q[1-4]|h[12]|fy\d{2,4}|mp[34]|r2|[a-z]{1,2}[23]|(?:utc|gmt)-?\d{1,2}|covid-19|co2|h2o|pm\d+|p\d\d?|"
+                         r"q[1-4]|h[12]|fy\d{2,4}|mp[34]|r2|[ap]m-\d+|[a-z]{1,2}[23]|(?:utc|gmt)-?\d{1,2}|covid-19|co2|h2o|pm\d+|p\d\d?|"
                          r"[a-z]+-\d{4}|\d+-[a-z]+)$")
+_PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?[ .-]\d{3}[ .-]\d{3,4}(?![\w]|\.\d)")
 _SCALE_SHIFTS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
 _FACTORS = (60.0, 1 / 60.0, 24.0, 1 / 24.0, 1.609344, 1 / 1.609344, 0.3048, 1 / 0.3048, 0.45359237, 1 / 0.45359237,
             3.6, 1 / 3.6, 100.0, 0.01, 2.54, 1 / 2.54, 3.785411784, 1 / 3.785411784, 7.0, 1 / 7.0, 365.0, 12.0,
@@ -76,10 +81,18 @@ class _Evidence:
 _EVIDENCE: EpisodeMemo[str, _Evidence] = EpisodeMemo(limit=4)
 
 
+_QUERY_TOOL = re.compile(r"^(?:get|list|find|search|read|query|lookup|look_up|show|describe|fetch|check|convert|"
+                         r"calculate|compute|count|summari[sz]e|forecast|history|current|geocode|directions|route|"
+                         r"evaluate|estimate|browse|view|stat|info|resolve|time|now)(?:_|$)")
+
+
 def _evidence_texts(task: Task, episode: Episode) -> list[str]:
+    """The prompt, every tool result, and the arguments of the agent's queries ("free after 13:00")."""
     texts = [task.prompt]
     for call in episode.tool_calls:
         texts.append(call.content)
+        if call.arguments and _QUERY_TOOL.match((call.tool or "").lower()):
+            texts.append(json.dumps(call.arguments, ensure_ascii=False, default=str))
     return texts
 
 
@@ -92,8 +105,7 @@ def _gather(task: Task, episode: Episode) -> _Evidence:
     for text in texts:
         found = [m.value for m in _scanned("number", text, number_mentions)]
         numbers += found + [-n for n in found if n < 0]  # "capex -3,141" is stated as "capex of 3.14 bn"
-        if len(found) > 1:
-            numbers += [sum(found), sum(found) / len(found)]
+        numbers += _statistics(found)
         for d in _scanned("date", text, date_mentions):
             month_days.add((d.month, d.day))
             if d.value is not None:
@@ -106,7 +118,8 @@ def _gather(task: Task, episode: Episode) -> _Evidence:
         times.add((task.now.hour, task.now.minute))
         numbers += [float(task.now.year), float(task.now.day), float(task.now.month)]
     joined = "\n".join(texts)
-    shifts = bool(re.search(r"utc|gmt|time ?zone|[+-]\d{2}:?\d{2}\b|offset", joined))
+    offsets = set(re.findall(r"(?<=\d\d:\d\d)[+-]\d{2}:?\d{2}\b", joined))
+    shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
     durations = sorted({*_durations(joined)})
     plain = "\n".join(t.casefold() for t in _evidence_texts(task, episode))
     stated = [_periods(text) for text in texts]
@@ -126,6 +139,17 @@ def _durations(text: str) -> list[float]:
     out += [float(m.group(1) or m.group(2)) for m in _MINUTES.finditer(text)]
     out += [60 * float(m.group(1) or m.group(2)) for m in _HOURS.finditer(text)]
     return [d for d in out if 0 < d <= 24 * 60]
+
+
+def _statistics(values: list[float]) -> list[float]:
+    """Simple statistics of the numbers one text states (a list the user gave, a column of a result):
+    total, mean, median, spread and standard deviation, which an agent may work out itself."""
+    if not 2 <= len(values) <= 500:
+        return []
+    out = [sum(values), statistics.fmean(values), statistics.median(values), max(values) - min(values),
+           statistics.stdev(values), statistics.pstdev(values), statistics.variance(values),
+           statistics.pvariance(values), float(len(values))]
+    return [v for v in out if math.isfinite(v)]
 
 
 def _near(sorted_values: Sequence[float], target: float, tol: float) -> bool:
@@ -247,6 +271,8 @@ def _around(ev: _Evidence) -> Iterable[date]:
 
 
 def _time_grounded(hour: int, minute: int, ev: _Evidence) -> bool:
+    if hour < 12 and _time_grounded(hour + 12, minute, ev):
+        return True  # "3:30-4:30pm": the 12-hour clock leaves the first time's half of the day to the reader
     if (hour, minute) in ev.times:
         return True
     total = hour * 60 + minute
@@ -256,7 +282,7 @@ def _time_grounded(hour: int, minute: int, ev: _Evidence) -> bool:
         diff = min(diff, 24 * 60 - diff)
         if _near(ev.minutes, float(diff), 0.5):
             return True
-        if ev.shifts_hours and diff % 15 == 0:
+        if ev.shifts_hours and diff % 30 == 0:
             return True
     return False
 
@@ -267,8 +293,15 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
     norm = _normalised(text)
     allowed = list(allow)
     problems: list[str] = []
+    phones = [(m.start(), m.end()) for m in _PHONE.finditer(norm)]
+    digits = re.sub(r"\D", "", ev.text)
+    for start, end in phones:
+        if re.sub(r"\D", "", norm[start:end]) not in digits:
+            problems.append(f"the number {norm[start:end]!r}")
     readings: dict[int, list[NumberMention]] = {}
     for m in _scanned("number", norm, number_mentions):
+        if any(s <= m.start < e for s, e in phones):
+            continue
         readings.setdefault(m.start, []).append(m)  # "150 m": 150 metres or 150 million, whichever has a source
     anchors: list[float] = []
     open_: list[tuple[str, list[NumberMention]]] = []
@@ -332,8 +365,13 @@ def weekday_mismatches(text: str, today: date | None) -> list[str]:
         if beside:
             d = min(beside, key=lambda x: x[0])[1]
             when = d.value
-            if when is None and today is not None:
-                when = _nearest(today, d.month, d.day)
+            if when is None:  # "Friday the 15th of October": the year named just before, else the nearest
+                years = re.findall(r"(?<![\d.,])(1[5-9]\d\d|2[01]\d\d)(?![\d.,])", norm[max(0, d.start - 200):d.start])
+                if years:
+                    with contextlib.suppress(ValueError):
+                        when = date(int(years[-1]), d.month, d.day)
+                elif today is not None:
+                    when = _nearest(today, d.month, d.day)
             if when is not None and _weekday(when) != weekday:
                 out.append(f"{norm[min(ws, d.start):max(we, d.end)]!r}: {when.isoformat()} is a "
                            f"{_WEEKDAY_NAMES[_weekday(when)]}")

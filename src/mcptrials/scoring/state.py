@@ -211,9 +211,14 @@ def _rows_equal(actual: list[list[Any]], expected: list[list[Any]], ordered: boo
 _LINE_WORTH = re.compile(r"[a-z0-9]", re.IGNORECASE)
 
 
-def repeated_lines(text: str, initial: str | None, cp: StateCheckpoint) -> list[str]:
-    """Lines holding what the checkpoint looks for that a text holds more often than once and more
-    often than it did at the start: one line written twice ("- [ ] Call the bank" appended twice)."""
+_LIST_MARK = re.compile(r"^(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?(?:\d+[.)]\s+)?")
+
+
+def repeated_lines(text: str, initial: str | None, cp: StateCheckpoint, written: str = "") -> list[str]:
+    """Lines holding what the checkpoint looks for, that the agent wrote (``written``: the text of its
+    write calls' arguments) and that the file holds more often than once and more often than at the
+    start: one line written twice ("- [ ] Call the bank" appended twice). A file a tool renders
+    (an export listing a relation under both its ends) repeats lines no agent wrote twice."""
     looked_for = [v for item in cp.contains for v in (item if isinstance(item, list) else [item])]
     looked_for += [v for fact in cp.facts for v in fact.values]
     before: dict[str, int] = {}
@@ -225,7 +230,8 @@ def repeated_lines(text: str, initial: str | None, cp: StateCheckpoint) -> list[
         if len(key) >= 6 and _LINE_WORTH.search(key):
             after[key] = after.get(key, 0) + 1
     return [line for line, n in after.items() if n > 1 and n > before.get(line, 0)
-            and any(states(line, v) for v in looked_for)]
+            and any(states(line, v) for v in looked_for)
+            and _LIST_MARK.sub("", line).strip().casefold() in written.casefold()]
 
 
 def _counts_items(cp: StateCheckpoint) -> bool:
@@ -236,11 +242,12 @@ def _counts_items(cp: StateCheckpoint) -> bool:
 
 
 def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any], initial: str | None = None,
-                repeats: bool = False) -> CheckpointResult:
+                repeats: bool = False, written: str = "") -> CheckpointResult:
     """The verdict on one state checkpoint from an episode's sandbox snapshot.
 
     ``initial``: the file's text when the episode started, to tell a line written twice from one
-    that was there twice; ``repeats``: the task allows the same item written more than once.
+    that was there twice; ``repeats``: the task allows the same item written more than once;
+    ``written``: the text the agent's write calls carried.
     """
 
     def verdict(passed: bool, detail: str) -> CheckpointResult:
@@ -260,7 +267,7 @@ def check_state(cp: StateCheckpoint, snapshot: Mapping[str, Any], initial: str |
             return verdict(False, f"{cp.path} is too large or not text")
         problems = text_problems(cp, text)
         if not problems and not repeats:
-            twice = repeated_lines(text, initial, cp)
+            twice = repeated_lines(text, initial, cp, written)
             if twice:
                 return CheckpointResult(id=cp.id, passed=False, failure="duplicate_write",
                                         detail=f"{cp.path} holds {twice[0][:80]!r} more than once")

@@ -50,6 +50,24 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "k": ("kelvin",),
 }
 _ALIASES = {name: unit for unit, names in _NAMES.items() for name in names}
+_ANY_UNIT = re.compile(r"\s?(" + "|".join(re.escape(n) for n in sorted(_ALIASES, key=len, reverse=True))
+                       + r")(?![a-z])")
+
+
+def unit_after(norm: str, end: int) -> str | None:
+    """The unit named right after a number ending at ``end`` of a normalised text ("21.3 °c": c), or None."""
+    m = _ANY_UNIT.match(norm, end)
+    return unit_key(m.group(1)) if m else None
+
+
+def quantity_names(unit: str) -> list[str]:
+    """Every name of every unit of ``unit``'s quantity (for °C: the names of °C, °F and kelvin)."""
+    key = unit_key(unit)
+    base = _to_base(key) if key else None
+    if key is None or base is None:
+        return []
+    return [name for other, names in _NAMES.items() if (_to_base(other) or ("",))[0] == base[0] for name in names
+            if len(name) > 1 or name in {"c", "f"}]
 
 
 def unit_key(unit: str) -> str | None:
