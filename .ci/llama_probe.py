@@ -1,7 +1,8 @@
 """Exit 0 when this machine's llama.cpp build runs the default model: load it and generate a few tokens.
 
-CI runs it in a child process: a llama-cpp-python wheel that pip cached on a machine with another CPU
-(built with -march=native) dies here with SIGILL, and .ci/run then rebuilds it portably.
+.ci/run starts it as its own process and rebuilds llama-cpp-python portably on any other exit: a
+wheel pip cached from a native build dies here with SIGILL or SIGSEGV, or the package's own probe
+(mcptrials/models/llama_probe.py) catches the crash in a child and raises LlamaBuildError (exit 1).
 """
 
 from mcptrials.models.base import Message

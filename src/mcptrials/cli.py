@@ -244,7 +244,8 @@ def run(
         "--tool-mode", help="native, or prompt for endpoints without tools.", rich_help_panel=P_MODEL)]
     = "native",
     constrained: Annotated[bool, typer.Option(
-        "--constrained", help="Local model: decode tool calls under a JSON-schema grammar.",
+        "--constrained", help="Local model: decode tool calls under a JSON-schema grammar (always on in the "
+                              "default smoke run).",
         rich_help_panel=P_MODEL)] = False,
     prices: Annotated[Path | None, typer.Option(
         "--prices", help="JSON price table overriding the shipped one.", rich_help_panel=P_MODEL)] = None,
@@ -328,7 +329,8 @@ def run(
     rubric_repeats: RunRubricRepeatsOpt = 5,
     judge_base_url: RunJudgeUrlOpt = None,
     concurrency: Annotated[int, typer.Option(
-        "--concurrency", min=1, help="Episodes at once.", rich_help_panel=P_SCALE)] = 4,
+        "--concurrency", min=1, help="Episodes at once (the default embedded-model smoke run uses 1).",
+        rich_help_panel=P_SCALE)] = 4,
     executor: Annotated[str, typer.Option(
         "--executor", help="Where episodes run: local, or ray (Ray tasks on a cluster; results stored here).",
         rich_help_panel=P_SCALE)] = "local",
@@ -365,6 +367,7 @@ def run(
             max_turns = max_turns if "max_turns" in given else QUICK_MAX_TURNS
             max_tokens = max_tokens if "max_tokens" in given else QUICK_MAX_TOKENS
             concurrency = concurrency if "concurrency" in given else 1  # one llama context: no prompt-cache thrash
+            constrained = True  # schema-valid calls that end where the call ends: no runaway replies on a small CPU
             err.print(f"no --model: the embedded local model runs a smoke set of {len(chosen)} bundled tasks, "
                       f"{max_turns} turns each (--all for every task, --limit N, or --model to use another model)")
         if not chosen:
@@ -1144,9 +1147,12 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
             played = anyio.run(play, v_specs, v_tasks, corpus, version,
                                found_lineages.chains_at(version) if found_lineages else None, concurrency,
                                lambda _result: progress.advance(bar))
-            right = sum(r.right for r in played)
+            judged = [r for r in played if r.applicable]
+            right = sum(r.right for r in judged)
             if fmt != "json":
-                out.print(f"{version}: {right}/{len(played)} alternatives judged right")
+                skipped = len(played) - len(judged)
+                out.print(f"{version}: {right}/{len(judged)} alternatives judged right"
+                          + (f" ({skipped} not applicable: a tool they call is gone)" if skipped else ""))
             results.extend(played)
     summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
     summary["uncovered"] = uncovered if sources else []

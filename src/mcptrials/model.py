@@ -385,6 +385,8 @@ class ConclusionCheckpoint(_Model):
     options, ``holds`` is true or false: the answer must say yes (assert the role) or no (deny
     it, or assert the opposite), and not both. Negation is read ("X is not available", "none of
     them", "not X but Y"); "the former"/"the latter" name the options they point back to.
+    ``required: false``: an answer may leave the question open, but a conclusion it draws must
+    be right.
     """
 
     id: str
@@ -393,6 +395,7 @@ class ConclusionCheckpoint(_Model):
     opposite: list[str] = Field(default_factory=list)
     options: list[str | list[str]] = Field(default_factory=list)
     holds: bool | list[str] = True
+    required: bool = True
     description: str = ""
 
     @property

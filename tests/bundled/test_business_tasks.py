@@ -5,13 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import cache
-from pathlib import Path
-
-import pytest
 
 from mcptrials.bundled.world import TASKS_DIR
-from mcptrials.model import Task, ValueCheckpoint, split_qualified
-from mcptrials.scoring.effects import score_effects
+from mcptrials.model import Task, split_qualified
 from mcptrials.tasks.loader import load_tasks
 
 TASK_FILE = TASKS_DIR / "business_productivity.jsonl"

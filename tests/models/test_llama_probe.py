@@ -198,3 +198,45 @@ def test_exit_status_names() -> None:
     assert describe_exit(-4) == "SIGILL"
     assert describe_exit(132) == "SIGILL"
     assert describe_exit(1) == "exit 1"
+
+
+CI_RUN = Path(__file__).parents[2] / ".ci" / "run"
+
+
+def _ci_probe_block() -> str:
+    """The lines of .ci/run from its install through the probe and rebuild."""
+    lines = CI_RUN.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("export CMAKE_ARGS="))
+    end = next(i for i, line in enumerate(lines) if i > start and line == "fi")
+    return "\n".join(lines[start:end + 1])
+
+
+@pytest.mark.parametrize(("first_exit", "rebuilt", "fixed"),
+                         [(0, False, True), (132, True, True), (139, True, True), (1, True, True), (139, True, False)])
+def test_ci_installs_portably_and_rebuilds_on_any_failed_probe(tmp_path: Path, first_exit: int,
+                                                              rebuilt: bool, fixed: bool) -> None:
+    """.ci/run's own lines, with `python` standing in: the first probe exits ``first_exit``; a rebuilt one passes
+    when ``fixed``, else CI stops there."""
+    log = tmp_path / "calls.log"
+    cure = "yes" if fixed else ""
+    fake = f"""
+set -euo pipefail
+python() {{
+    echo "CMAKE_ARGS=$CMAKE_ARGS python $*" >> {log}
+    case "$*" in
+        *llama_probe.py*) if [ -n "{cure}" ] && grep -q -- "--force-reinstall" {log}; then return 0; fi
+                          return {first_exit} ;;
+    esac
+}}
+{_ci_probe_block()}
+"""
+    done = subprocess.run(["bash", "-c", fake], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "CMAKE_ARGS": "-DGGML_NATIVE=ON"})
+    assert done.returncode == (0 if fixed else 1), done.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == 'CMAKE_ARGS=-DGGML_NATIVE=OFF python -m pip install -q -e .[dev,local]'
+    reinstall = [c for c in calls if "--no-cache-dir --force-reinstall --no-deps llama-cpp-python==" in c]
+    assert bool(reinstall) is rebuilt
+    assert all(c.startswith("CMAKE_ARGS=-DGGML_NATIVE=OFF ") for c in calls)
+    if rebuilt:
+        assert f"probe exit {first_exit}" in done.stderr and calls[-1].endswith(".ci/llama_probe.py")

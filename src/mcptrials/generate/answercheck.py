@@ -15,8 +15,8 @@ from mcptrials.generate.values import Value, grounded_in, leaves, parse_json, pr
 from mcptrials.model import Fact, ValueCheckpoint
 from mcptrials.scoring.answers import find_in_normalised, normalise_text
 from mcptrials.scoring.claims import check_facts
-from mcptrials.scoring.units import quantity_names, unit_after
 from mcptrials.scoring.matchers import values_equal
+from mcptrials.scoring.units import quantity_names, unit_after
 
 _LABEL_STOP = {"the", "a", "an", "of", "is", "was", "are", "were", "at", "on", "in", "to", "for", "and", "or", "with",
                "its", "it", "their", "his", "her", "by", "from", "be", "as", "that", "this", "which", "has", "had",

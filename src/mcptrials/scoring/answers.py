@@ -512,12 +512,12 @@ def tables_as_sentences(text: str) -> str:
     return "\n".join(out)
 
 
-_CLAUSE_BREAK = re.compile(r"[;:,(\-]\s|\b(?:but|however|although|though|whereas|while|yet|and)\b|\s-\s|[.!?]\s|\n")
+_CLAUSE_BREAK = re.compile(r"[;:,\-]\s|\(|\b(?:but|however|although|though|whereas|while|yet|and)\b|\s-\s|[.!?]\s")
 _NEGATOR = re.compile(
     r"\b(?:not|never|no|none|neither|nor|nothing|nobody|cannot|without|unable|isn't|wasn't|aren't|weren't|doesn't|"
     r"didn't|don't|won't|can't|couldn't|shouldn't|hasn't|haven't|fails? to|failed to|no longer|nowhere)\b|n't\b")
 _NOT_NEGATING = re.compile(r"\b(?:not only|not just|no doubt|no problem|not sure whether|whether or not|"
-                           r"no matter|nothing else)\b")
+                           r"no matter|nothing else|don't forget|do not forget|don't miss|never miss)\b")
 _DENIED_AFTER = re.compile(r"[^.!?\n]{0,60}?\b(?:but not|does not|doesn't|is not|isn't|was not|wasn't|not in its|"
                            r"only in (?:its|the) (?:file ?)?name)\b")
 
@@ -528,6 +528,12 @@ def clause_start(norm: str, pos: int, floor: int = 0) -> int:
     for m in _CLAUSE_BREAK.finditer(norm, start, pos):
         start = m.end()
     return start
+
+
+def clause_end(norm: str, pos: int, ceiling: int) -> int:
+    """Where the clause holding ``pos`` ends: at the next clause break after it (not after ``ceiling``)."""
+    m = _CLAUSE_BREAK.search(norm, pos, ceiling)
+    return m.start() if m else ceiling
 
 
 def negated(words_before: str) -> bool:

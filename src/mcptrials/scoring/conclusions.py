@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from mcptrials.model import CheckpointResult, ConclusionCheckpoint
 from mcptrials.scoring.answers import (
     _normalised,
+    clause_end,
     clause_start,
     find_in_normalised,
     negated,
@@ -27,10 +28,12 @@ from mcptrials.scoring.answers import (
 )
 
 _UNIVERSAL_NO = re.compile(r"\b(?:none|neither|no one|not one|nothing|no option|no train|no park|no trail|no)\b")
+_ALL_OF_THEM = re.compile(r"\b(?:all|every|each|both of them|both are|both were|both have|both had)\b")
 _UNIVERSAL_YES = re.compile(r"\b(?:all|both|every|each)\b")
-_OPTION_NEGATOR = re.compile(r"(?:\bnot|\brather than|\binstead of|\bexcept|\bother than|\bunlike|\bbesides|"
+_OPTION_NEGATOR = re.compile(r"(?:\bnot|\bthan|\binstead of|\bexcept|\bother than|\bunlike|\bbesides|"
                              r"\bapart from|\bbut not|\bnor)\s+(?:the\s+|for\s+|at\s+|on\s+|in\s+)?$")
 _ANSWER_WORD = re.compile(r"^\W*(yes|yep|yeah|correct|indeed|no|nope)\b")
+_NONE_OF = re.compile(r"(?:\b0|\bzero)\s+(?:\w+\s+)?$")  # "0 free sites", "zero seats left"
 _PRONOUN = re.compile(r"\b(?:it|it's|its|this|that|they|these|those|this one|that one|which|he|she)\b")
 _CELL_VALUE = re.compile(r"\s*[:=]?\s*(yes|no|true|false|open|closed|available|unavailable)\b")
 
@@ -57,9 +60,13 @@ def _option_mentions(norm: str, cp: ConclusionCheckpoint) -> list[tuple[int, int
     for s, e, i in found:
         if not any(a <= s < b for a, b, _ in kept):
             kept.append((s, e, i))
+    named = list(kept)
+    anchor = -1_000
     for m in re.finditer(r"\bthe (former|latter)\b", norm):
+        if m.start() - anchor > 200:  # "the former ..., the latter ...": both point back past the first
+            anchor = m.start()
         before: list[int] = []
-        for _s, _e, i in reversed([k for k in kept if k[0] < m.start()]):
+        for _s, _e, i in reversed([k for k in named if k[0] < anchor]):
             if i not in before:
                 before.append(i)
             if len(before) == 2:
@@ -74,6 +81,10 @@ def _subjects(norm: str, options: list[tuple[int, int, int]], start: int, end: i
     """The options a role mention at ``at`` is said of: the nearest one named in its sentence and the
     run it stands in ("X and Y"); without one, the option named last before it for "it"/"this"."""
     inside = [o for o in options if start <= o[0] < end and not (at[0] <= o[0] < at[1])]
+    first, last = clause_start(norm, at[0], start), clause_end(norm, at[1], end)
+    own_clause = [o for o in inside if first <= o[0] < last]
+    if own_clause:  # "the former lagged, while the latter rallied": the option of the role's own clause
+        inside = own_clause
     if not inside:
         if previous and _PRONOUN.search(norm[start:end]):
             return [previous[-1]]
@@ -119,7 +130,7 @@ def read_claims(cp: ConclusionCheckpoint, text: str) -> list[_Claim]:
         for s, e, positive in (r for r in roles if start <= r[0] < end):
             clause = clause_start(norm, s, start)
             before = norm[max(clause, s - 80):s]
-            polarity = positive != negated(before)
+            polarity = positive != (negated(before) or bool(_NONE_OF.search(before)))
             cell = _CELL_VALUE.match(norm, e)
             if cell:  # "open: no" in a table row or a list
                 polarity = positive == (cell.group(1) in {"yes", "true", "open", "available"})
@@ -128,6 +139,8 @@ def read_claims(cp: ConclusionCheckpoint, text: str) -> list[_Claim]:
                 claims.append(_Claim(None, polarity, where))
                 continue
             said_of = _subjects(norm, options, start, end, (s, e), previous)
+            if said_of and _ALL_OF_THEM.search(norm[clause:s]) and not negated(before):
+                claims.append(_Claim(-1, polarity, where))  # "all three ended higher, led by Apple"
             if not said_of:
                 scope = norm[clause:s] + norm[e:min(end, e + 30)]
                 if _UNIVERSAL_NO.search(norm[clause:s]):
@@ -140,9 +153,6 @@ def read_claims(cp: ConclusionCheckpoint, text: str) -> list[_Claim]:
             for o_start, o_end, index in said_of:
                 lead = norm[max(start, o_start - 20):o_start]
                 flip = bool(_OPTION_NEGATOR.search(lead))
-                between = norm[min(o_start, s):max(o_start, s)]
-                if not flip and o_start > e and not negated(before) and negated(between):
-                    flip = True  # "the cheapest is, sadly, not X": the denial sits between role and option
                 claims.append(_Claim(index, polarity != flip, where))
                 if flip:  # "not X but Y": Y is said instead
                     instead = re.match(r"\s*,?\s*but\s+(?:rather\s+)?(?:the\s+)?", norm[o_end:end])
@@ -165,6 +175,8 @@ def check_conclusion(cp: ConclusionCheckpoint, text: str) -> CheckpointResult:
         yes = [c for c in claims if c.positive]
         no = [c for c in claims if not c.positive]
         wanted, unwanted = (yes, no) if cp.holds is True else (no, yes)
+        if not cp.required and not claims:
+            return verdict(True, f"draws no conclusion on {role!r} (none required)")
         if wanted and not unwanted:
             return verdict(True, f"concludes {'yes' if cp.holds else 'no'} ({wanted[0].where!r})")
         if wanted and unwanted:
@@ -181,12 +193,16 @@ def check_conclusion(cp: ConclusionCheckpoint, text: str) -> CheckpointResult:
         indices = range(len(names)) if claim.option == -1 else [claim.option] if claim.option is not None else []
         for i in indices:
             (positive if claim.positive else negative).setdefault(i, claim)
+    if not cp.required and not positive and not negative:
+        return verdict(True, f"draws no conclusion on {role!r} (none required)")
     wrong = [i for i in positive if i not in holds]
     if wrong:
         return verdict(False, f"says {role!r} of {names[wrong[0]]} ({positive[wrong[0]].where!r})")
     denied = [i for i in holds if i in negative]
     if denied:
         return verdict(False, f"denies {role!r} of {names[denied[0]]} ({negative[denied[0]].where!r})")
+    if not cp.required:  # optional: only a conclusion drawn must be right, none is demanded
+        return verdict(True, f"no wrong conclusion on {role!r}")
     missing = [i for i in sorted(holds) if i not in positive]
     if missing:
         return verdict(False, f"does not say {role!r} of {names[missing[0]]}")

@@ -21,7 +21,6 @@ import contextlib
 import json
 import math
 import re
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -35,10 +34,11 @@ from mcptrials.scoring.answers import (
     date_mentions,
     duration_mentions,
     find_in_normalised,
+    normalise_text,
     number_mentions,
     time_mentions,
 )
-from mcptrials.scoring.memo import EpisodeMemo
+from mcptrials.scoring.units import unit_after
 
 CHECK_ID = "_grounding"
 """The id of the implicit checkpoint this check adds to every graded answer."""
@@ -54,11 +54,12 @@ _NOT_A_CODE = re.compile(r"^(?:\d+(?:st|nd|rd|th|am|pm|h|hr|hrs|min|mins|km|mi|m
                          r"gb|mb|kb|tb|px|pt|c|f|mph|kmh|kph|l|ml|cm|mm|ft|yr|yrs|mo|wk|wks|v|y|q)|"
                          r"q[1-4]|h[12]|fy\d{2,4}|mp[34]|r2|[ap]m-\d+|[a-z]{1,2}[23]|(?:utc|gmt)-?\d{1,2}|covid-19|co2|h2o|pm\d+|p\d\d?|"
                          r"[a-z]+-\d{4}|\d+-[a-z]+)$")
+_ASSERTS = re.compile(r"\d|day\b|mon\b|tue|wed\b|thu|fri\b|sat\b|sun\b")
 _PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?[ .-]\d{3}[ .-]\d{3,4}(?![\w]|\.\d)")
 _SCALE_SHIFTS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
 _FACTORS = (60.0, 1 / 60.0, 24.0, 1 / 24.0, 1.609344, 1 / 1.609344, 0.3048, 1 / 0.3048, 0.45359237, 1 / 0.45359237,
             3.6, 1 / 3.6, 100.0, 0.01, 2.54, 1 / 2.54, 3.785411784, 1 / 3.785411784, 7.0, 1 / 7.0, 365.0, 12.0,
-            1024.0, 1 / 1024.0, 1024.0**2, 1 / 1024.0**2, 1000.0 / 1024.0, 1024.0 / 1000.0)
+            1024.0, 1 / 1024.0, 1024.0**2, 1 / 1024.0**2, 1000.0 / 1024.0, 1024.0 / 1000.0, 1e-3, 1e-6)
 
 
 @dataclass
@@ -78,7 +79,9 @@ class _Evidence:
     today: date | None
 
 
-_EVIDENCE: EpisodeMemo[str, _Evidence] = EpisodeMemo(limit=4)
+_EVIDENCE: dict[tuple[str, ...], _Evidence] = {}
+"""Evidence gathered from a prompt, clock and results, by those texts (a re-scored store repeats them)."""
+_EVIDENCE_LIMIT = 256
 
 
 _QUERY_TOOL = re.compile(r"^(?:get|list|find|search|read|query|lookup|look_up|show|describe|fetch|check|convert|"
@@ -96,8 +99,20 @@ def _evidence_texts(task: Task, episode: Episode) -> list[str]:
     return texts
 
 
-def _gather(task: Task, episode: Episode) -> _Evidence:
-    texts = [_normalised(t) for t in _evidence_texts(task, episode) if t]
+def _evidence(task: Task, episode: Episode) -> _Evidence:
+    """What the agent could know in this episode, gathered once for the same texts."""
+    raw = _evidence_texts(task, episode)
+    key = (task.now.isoformat() if task.now else "", *raw)
+    found = _EVIDENCE.get(key)
+    if found is None:
+        if len(_EVIDENCE) >= _EVIDENCE_LIMIT:
+            _EVIDENCE.clear()
+        found = _EVIDENCE[key] = _gather(task, raw)
+    return found
+
+
+def _gather(task: Task, raw: list[str]) -> _Evidence:
+    texts = [normalise_text(t) for t in raw if t]
     numbers: list[float] = []
     dates: set[date] = set()
     month_days: set[tuple[int, int]] = set()
@@ -121,7 +136,7 @@ def _gather(task: Task, episode: Episode) -> _Evidence:
     offsets = set(re.findall(r"(?<=\d\d:\d\d)[+-]\d{2}:?\d{2}\b", joined))
     shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
     durations = sorted({*_durations(joined)})
-    plain = "\n".join(t.casefold() for t in _evidence_texts(task, episode))
+    plain = "\n".join(t.casefold() for t in raw)
     stated = [_periods(text) for text in texts]
     percentages = sorted(v for pct, _ in stated for v in pct)
     periods = sorted({*(v for _, ps in stated for v in ps), *durations})
@@ -144,11 +159,16 @@ def _durations(text: str) -> list[float]:
 def _statistics(values: list[float]) -> list[float]:
     """Simple statistics of the numbers one text states (a list the user gave, a column of a result):
     total, mean, median, spread and standard deviation, which an agent may work out itself."""
-    if not 2 <= len(values) <= 500:
+    n = len(values)
+    if not 2 <= n <= 500:
         return []
-    out = [sum(values), statistics.fmean(values), statistics.median(values), max(values) - min(values),
-           statistics.stdev(values), statistics.pstdev(values), statistics.variance(values),
-           statistics.pvariance(values), float(len(values))]
+    total = math.fsum(values)
+    mean = total / n
+    squares = math.fsum((v - mean) ** 2 for v in values)
+    ordered = sorted(values)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    out = [total, mean, median, ordered[-1] - ordered[0], squares / (n - 1), squares / n,
+           math.sqrt(squares / (n - 1)), math.sqrt(squares / n), float(n)]
     return [v for v in out if math.isfinite(v)]
 
 
@@ -161,17 +181,18 @@ def _tolerance(norm: str, m: NumberMention) -> float:
     """How far a written number may be from its source: its rounding, wider after "about", "over"."""
     step = 10.0 ** (-m.decimals) * m.scale
     slack = step / 2 + 1e-9 * max(1.0, abs(m.value))
-    if _APPROX.search(norm[max(0, m.start - 16):m.start]):  # "about 40": rounded to tens; "about 32": to one
-        digits = f"{abs(m.value / m.scale):.0f}" if m.decimals == 0 else ""
-        zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
-        slack = max(2 * slack, 0.5 * 10.0 ** zeros * m.scale)
+    if _APPROX.search(norm[max(0, m.start - 16):m.start]):  # "about 40": rounded to tens; "about 4.5": twice
+        slack *= 2
+        if m.decimals == 0:
+            digits = f"{abs(m.value / m.scale):.0f}"
+            zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+            slack = max(slack, 0.5 * 10.0 ** zeros * m.scale)
     return max(slack, 0.002 * abs(m.value))
 
 
 _PERIOD = re.compile(r"\s?(?:(?P<pct>%|percent|per ?cent)|(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|"
                      r"(?P<d>days?)|(?P<w>weeks?)|(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
 _IN_MINUTES = {"min": 1.0, "h": 60.0, "d": 1440.0, "w": 10080.0, "mo": 43200.0, "y": 525600.0}
-_UNIT_AFTER = re.compile(r"\s?(?:°|degrees|[a-z]{1,12}\b)")
 
 
 def _period(norm: str, end: int) -> tuple[str, float] | None:
@@ -204,12 +225,12 @@ def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 
         return True
     if _near(nums, value, tol):
         return True
-    unit = bool(norm) and _UNIT_AFTER.match(norm, end) is not None
+    unit = unit_after(norm, end) if norm else None  # "8.1 mi", "54 °F": a unit name, not any word
     if (scaled or unit) and any(_near(nums, value * shift, tol * shift) for shift in _SCALE_SHIFTS):
         return True
     if unit and any(_near(nums, value / factor, tol / factor) for factor in _FACTORS):
         return True
-    return unit and (_near(nums, (value - 32) * 5 / 9, tol) or _near(nums, value * 9 / 5 + 32, tol * 2))
+    return unit in {"c", "f"} and (_near(nums, (value - 32) * 5 / 9, tol) or _near(nums, value * 9 / 5 + 32, tol * 2))
 
 
 def _derived(value: float, tol: float, anchors: Sequence[float], ev: _Evidence) -> bool:
@@ -229,9 +250,10 @@ def _derived(value: float, tol: float, anchors: Sequence[float], ev: _Evidence) 
         if (near(value - a, tol) or near(a - value, tol) or near(value + a, tol)  # b ± a
                 or near(value * a, tol * size) or near(value / a, tol / size)  # b / a, b * a
                 or near(value * a / 100.0, tol * size / 100.0)  # value % of a
-                or near(a * (1 + value / 100.0), tol * size / 100.0)):  # a changed by value %
+                or near(a * (1 + value / 100.0), tol * size / 100.0)  # a grew by value %
+                or near(a * (1 - value / 100.0), tol * size / 100.0)):  # a fell by value %
             return True
-    return len(anchors) > 2 and abs(sum(anchors) - value) <= max(tol * len(anchors), 0.01 * abs(value))
+    return len(anchors) > 2 and abs(sum(anchors) - value) <= tol * len(anchors)
 
 
 _FIGURE_AFTER = re.compile(r"\s?(?:%|percent|per ?cent|[a-z]{1,3}\b|°|degrees|hours?|minutes?|days?|weeks?|"
@@ -250,6 +272,21 @@ def _is_count(norm: str, start: int, options: Sequence[NumberMention]) -> bool:
     after = _FIGURE_AFTER.match(norm, first.end)
     return after is None or after.group().strip() in {"st", "nd", "rd", "th", "of", "in", "to", "or", "and", "at",
                                                       "on", "is", "are", "new", "the", "a", "x"}
+
+
+_PART_OF_DAY = re.compile(r"\b(?:morning|afternoon|evening|tonight|night|working day|workday)\b")
+
+
+def _parts_of_totals(values: list[float], anchors: Sequence[float]) -> set[float]:
+    """Figures that together make up a grounded figure: two parts of a stated total ("5616 EUR: room
+    3600 plus catering 2016"), or two factors of a stated product."""
+    out: set[float] = set()
+    for i, x in enumerate(values):
+        for y in values[i + 1:]:
+            if any(abs(x + y - a) <= 0.005 * max(1.0, abs(a)) or abs(x * y - a) <= 0.005 * max(1.0, abs(a))
+                   for a in anchors):
+                out |= {x, y}
+    return out
 
 
 def _date_grounded(d: date | None, month: int, day: int, ev: _Evidence) -> bool:
@@ -289,8 +326,10 @@ def _time_grounded(hour: int, minute: int, ev: _Evidence) -> bool:
 
 def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] = ()) -> list[str]:
     """The assertions of ``text`` no source supports (each as the text wrote it, with what it is)."""
-    ev = _EVIDENCE.get(episode.id, lambda: _gather(task, episode))
     norm = _normalised(text)
+    if not _ASSERTS.search(norm):
+        return []  # no digit, no weekday: nothing to trace
+    ev = _evidence(task, episode)
     allowed = list(allow)
     problems: list[str] = []
     phones = [(m.start(), m.end()) for m in _PHONE.finditer(norm)]
@@ -317,14 +356,18 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
             anchors += direct
         else:
             open_.append((written, options))
-    for written, options in open_:
-        if not any(_derived(m.value, _tolerance(norm, m), anchors, ev) for m in options):
-            problems.append(f"the figure {written!r}")
+    still = [(written, options) for written, options in open_
+             if not any(_derived(m.value, _tolerance(norm, m), anchors, ev) for m in options)]
+    parts = _parts_of_totals([options[0].value for _w, options in still], anchors)
+    problems += [f"the figure {written!r}" for written, options in still if options[0].value not in parts]
     for d in _scanned("date", norm, date_mentions):
         if not _date_grounded(d.value, d.month, d.day, ev) and not any(find_in_normalised(norm[d.start:d.end], a)
                                                                        for a in allowed):
             problems.append(f"the date {norm[d.start:d.end]!r}")
+    day_parts = bool(_PART_OF_DAY.search(ev.plain))
     for t in _scanned("time", norm, time_mentions):
+        if day_parts and t.minute == 0 and 6 <= t.hour <= 22:
+            continue  # "this afternoon, until 6pm": the bounds of a part of the day the user named
         if t.explicit and not _time_grounded(t.hour, t.minute, ev):
             problems.append(f"the time {norm[t.start:t.end]!r}")
     for code in _CODE.finditer(norm):

@@ -67,6 +67,8 @@ class Alternative(BaseModel):
     why: str = ""
     turns: list[list[AltCall]] | Literal["reference"]
     answer: str = ""
+    versions: list[str] | None = None
+    """The versions this trajectory can be played on as it was meant (default: every version)."""
 
     @model_validator(mode="after")
     def _known_classes(self) -> Alternative:
@@ -126,6 +128,22 @@ def bundled_alternatives() -> list[Alternative]:
     return load_alternatives(ALTERNATIVES_DIR) if ALTERNATIVES_DIR.is_dir() else []
 
 
+def removed_calls(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[str]:
+    """The calls of a trajectory an evolved version cannot make as they were meant (the tool is gone)."""
+    out = []
+    for turn in calls:
+        for call in turn:
+            try:
+                chain = chains.get(split_qualified(call.tool)[0])
+                if chain is not None:
+                    rewrite_call(chain, call.tool, call.args, faithful=True)
+            except ToolRemovedError:
+                out.append(call.tool)
+            except ValueError:
+                continue
+    return out
+
+
 def rewrite_for_version(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[list[PlannedCall]]:
     """Calls written for v0, in the interface of an evolved version.
 
@@ -167,6 +185,8 @@ class AltResult:
     category: str
     accepted: bool | None
     detail: str = ""
+    applicable: bool = True
+    """False: the version removed a tool this correct trajectory calls; it is counted apart."""
 
     @property
     def right(self) -> bool:
@@ -181,31 +201,35 @@ class AltSummary:
     tasks_without: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
+        played = [r for r in self.results if r.applicable]
+
         def tally(key: Any) -> dict[str, dict[str, int]]:
             table: dict[str, Counter[str]] = defaultdict(Counter)
-            for r in self.results:
+            for r in played:
                 for name in key(r):
                     table[name]["total"] += 1
                     table[name]["right"] += r.right
                     table[name]["accepted" if r.accepted else "rejected"] += 1
             return {k: dict(v) for k, v in sorted(table.items())}
 
-        accept = [r for r in self.results if r.expect == "accept"]
-        reject = [r for r in self.results if r.expect == "reject"]
+        accept = [r for r in played if r.expect == "accept"]
+        reject = [r for r in played if r.expect == "reject"]
         return {
-            "trajectories": len(self.results),
-            "right": sum(r.right for r in self.results),
+            "trajectories": len(played),
+            "right": sum(r.right for r in played),
             "accept": {"total": len(accept), "accepted": sum(bool(r.accepted) for r in accept)},
             "reject": {"total": len(reject), "rejected": sum(r.accepted is False for r in reject)},
-            "infra_errors": sum(r.accepted is None for r in self.results),
+            "infra_errors": sum(r.accepted is None for r in played),
             "per_class": tally(lambda r: r.classes),
             "per_category": tally(lambda r: [r.category]),
             "per_version": tally(lambda r: [r.version]),
-            "class_counts_v0": dict(sorted(Counter(c for r in self.results if r.version == "v0"
+            "class_counts_v0": dict(sorted(Counter(c for r in played if r.version == "v0"
                                                    for c in r.classes).items())),
             "tasks_without": self.tasks_without,
             "misses": [{"task": r.task_id, "id": r.alt_id, "version": r.version, "expect": r.expect,
-                        "classes": r.classes, "detail": r.detail} for r in self.results if not r.right],
+                        "classes": r.classes, "detail": r.detail} for r in played if not r.right],
+            "not_applicable": [{"task": r.task_id, "id": r.alt_id, "version": r.version, "detail": r.detail}
+                               for r in self.results if not r.applicable],
         }
 
 
@@ -248,7 +272,20 @@ async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alterna
     async def one(alt: Alternative) -> None:
         task = by_id[alt.task]
         turns = alt.calls(task)
+
+        def not_applicable(why: str) -> None:
+            result = AltResult(alt.task, alt.id, version, alt.expect, list(alt.classes), task.category, None,
+                               f"not applicable on {version}: {why}", applicable=False)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+
+        if alt.versions is not None and version not in alt.versions:
+            return not_applicable(f"the entry is for {', '.join(alt.versions)}")
         if alt.turns != "reference" and chains_of is not None:
+            gone = removed_calls(turns, chains_of(task))
+            if gone and alt.expect == "accept":  # a right trajectory this version cannot make: not played
+                return not_applicable(f"{', '.join(gone)} is gone")
             turns = rewrite_for_version(turns, chains_of(task))
         script = Script.model_validate({"default": [
             *({"tool_calls": [{"name": c.tool, "arguments": c.args} for c in turn]} for turn in turns),
