@@ -194,6 +194,8 @@ QUICK_MAX_TURNS = 4
 """Model turns per episode of the default embedded-model smoke run (unless --max-turns is given)."""
 QUICK_MAX_TOKENS = 192
 """Completion tokens per turn of the default embedded-model smoke run (unless --max-tokens is given)."""
+QUICK_MAX_REPEATS = 2
+"""The default smoke run ends an episode at the second turn in a row of the same calls (unless --max-repeats)."""
 P_MODEL = "Model"
 P_AGENT = "Agent"
 P_WORLD = "Tasks and servers"
@@ -302,8 +304,9 @@ def run(
         "--max-turns", min=1, rich_help_panel=P_LIMITS,
         help=f"Model turns per episode (the default embedded-model smoke run uses {QUICK_MAX_TURNS}).")] = 20,
     max_repeats: Annotated[int, typer.Option(
-        "--max-repeats", min=0, help="End an episode when the same tool calls repeat this many turns (0: off).",
-        rich_help_panel=P_LIMITS)] = 3,
+        "--max-repeats", min=0, rich_help_panel=P_LIMITS,
+        help="End an episode when the same tool calls repeat this many turns (0: off; the default embedded-model "
+             f"smoke run uses {QUICK_MAX_REPEATS}).")] = 3,
     max_episode_tokens: Annotated[int | None, typer.Option(
         "--max-episode-tokens", min=1, help="Token cap per episode (ends it as 'budget').",
         rich_help_panel=P_LIMITS)] = None,
@@ -362,10 +365,11 @@ def run(
             from mcptrials.bundled.world import quick_tasks
 
             chosen = quick_tasks(chosen)
-            given = {name for name in ("max_turns", "max_tokens", "concurrency")
+            given = {name for name in ("max_turns", "max_tokens", "max_repeats", "concurrency")
                      if getattr(ctx.get_parameter_source(name), "name", "") != "DEFAULT"}
             max_turns = max_turns if "max_turns" in given else QUICK_MAX_TURNS
             max_tokens = max_tokens if "max_tokens" in given else QUICK_MAX_TOKENS
+            max_repeats = max_repeats if "max_repeats" in given else QUICK_MAX_REPEATS
             concurrency = concurrency if "concurrency" in given else 1  # one llama context: no prompt-cache thrash
             constrained = True  # schema-valid calls that end where the call ends: no runaway replies on a small CPU
             err.print(f"no --model: the embedded local model runs a smoke set of {len(chosen)} bundled tasks, "

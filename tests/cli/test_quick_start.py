@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcptrials.bundled.world import QUICK_TASKS, bundled_tasks, quick_tasks
-from mcptrials.cli import QUICK_MAX_TOKENS, QUICK_MAX_TURNS
+from mcptrials.cli import QUICK_MAX_REPEATS, QUICK_MAX_TOKENS, QUICK_MAX_TURNS
 from mcptrials.store.db import Store
 
 
@@ -56,7 +56,8 @@ def test_quick_start_runs_the_smoke_set_and_says_what_to_do_next(tmp_path: Path)
     [run] = Store(db).runs()
     config = run["config"]
     assert config["agent"]["max_turns"] == QUICK_MAX_TURNS and config["model"]["max_tokens"] == QUICK_MAX_TOKENS
-    assert config["model"]["constrained"] is True and config["concurrency"] == 1 and config["tasks"] == 3
+    assert config["agent"]["max_repeats"] == QUICK_MAX_REPEATS and config["model"]["constrained"] is True
+    assert config["concurrency"] == 1 and config["tasks"] == 3
     assert took < 900, f"the quick start took {took:.0f}s"  # about a minute on an idle 2-core machine
 
 
