@@ -73,7 +73,6 @@ class _Evidence:
     minutes: list[float]
     text: str
     plain: str
-    percentages: list[float]
     periods: list[float]
     shifts_hours: bool
     today: date | None
@@ -137,10 +136,8 @@ def _gather(task: Task, raw: list[str]) -> _Evidence:
     shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
     durations = sorted({*_durations(joined)})
     plain = "\n".join(t.casefold() for t in raw)
-    stated = [_periods(text) for text in texts]
-    percentages = sorted(v for pct, _ in stated for v in pct)
-    periods = sorted({*(v for _, ps in stated for v in ps), *durations})
-    return _Evidence(sorted(numbers), dates, month_days, times, durations, joined, plain, percentages, periods,
+    periods = sorted({*(v for text in texts for v in _periods(text)), *durations})
+    return _Evidence(sorted(numbers), dates, month_days, times, durations, joined, plain, periods,
                      shifts, today)
 
 
@@ -204,16 +201,14 @@ def _period(norm: str, end: int) -> tuple[str, float] | None:
     return ("pct", 1.0) if kind == "pct" else ("period", _IN_MINUTES[kind])
 
 
-def _periods(text: str) -> tuple[list[float], list[float]]:
-    """The percentages and the periods (in minutes) a text states, sorted."""
-    pct, periods = [], []
+def _periods(text: str) -> list[float]:
+    """The periods a text states ("2 hours", "3 days"), in minutes."""
+    out = []
     for m in _scanned("number", text, number_mentions):
         kind = _period(text, m.end)
-        if kind is not None and kind[0] == "pct":
-            pct.append(m.value)
-        elif kind is not None:
-            periods.append(m.value * kind[1])
-    return sorted(pct), sorted(periods)
+        if kind is not None and kind[0] == "period":
+            out.append(m.value * kind[1])
+    return out
 
 
 def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False) -> bool:
