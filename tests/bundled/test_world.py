@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import anyio
@@ -16,7 +17,15 @@ from mcptrials.cli import app
 from mcptrials.evolve.versions import Lineages, versioned_world
 from mcptrials.model import ToolEffectCheckpoint, ValueCheckpoint
 from mcptrials.servers.toolbox import open_toolbox
-from mcptrials.tasks.alternatives import ACCEPT_CLASSES, REJECT_CLASSES, bundled_alternatives, coverage_gaps, play
+from mcptrials.tasks.alternatives import (
+    ACCEPT_CLASSES,
+    CLAIMS_CLASSES,
+    REJECT_CLASSES,
+    bundled_alternatives,
+    coverage_gaps,
+    load_alternatives,
+    play,
+)
 from mcptrials.tasks.check import check_references
 
 CATEGORIES = {"random", "hard-negative", "cross-domain", "same-name", "sibling", "stratified", "long-similar-chain",
@@ -86,12 +95,13 @@ def test_alternatives_corpus_is_judged_right(version: str) -> None:
     tasks, corpus = bundled_tasks(), bundled_alternatives()
     assert coverage_gaps(tasks, corpus) == {"accept": [], "reject": []}
     classes = [c for alt in corpus for c in alt.classes]
-    assert all(classes.count(c) >= 15 for c in (*ACCEPT_CLASSES, *REJECT_CLASSES))
+    kept = [c for c in (*ACCEPT_CLASSES, *REJECT_CLASSES) if c not in CLAIMS_CLASSES]  # claims classes: bench/heldout
+    assert all(classes.count(c) >= 15 for c in kept)
     lineages = Lineages(LINEAGES_DIR)
     servers, v_tasks = versioned_world(bundled_servers(), tasks, lineages, version)
     results = anyio.run(play, servers, v_tasks, corpus, version, lineages.chains_at(version))  # servers reused
     assert len(results) == len(corpus)
-    assert [(r.task_id, r.alt_id, r.detail) for r in results if not r.right] == []
+    assert [(r.task_id, r.alt_id, r.detail) for r in results if r.applicable and not r.right] == []
     if version == "v0":  # every verdict, and why, is the same with a fresh server per episode
         fresh = anyio.run(functools.partial(play, servers, v_tasks, corpus, version, reuse=False))
         assert [(r.task_id, r.alt_id, r.accepted, r.detail) for r in fresh] == \
@@ -118,3 +128,10 @@ def test_run_defaults_to_the_bundled_world(tmp_path: Path, args: list[str]) -> N
     with sqlite3.connect(db) as conn:
         rows = conn.execute("select task_id, outcome from episodes").fetchall()
     assert len(rows) == 3 and {o for _, o in rows} == {"passed"}
+
+
+def test_heldout_claims_corpus_covers_every_claims_class() -> None:
+    """The held-out corpus (written blind) has at least 15 trajectories of each class answers are read for."""
+    corpus = load_alternatives(Path(__file__).resolve().parents[2] / "bench" / "heldout")
+    classes = [c for alt in corpus for c in alt.classes]
+    assert all(classes.count(c) >= 15 for c in CLAIMS_CLASSES), Counter(classes)

@@ -41,6 +41,9 @@ ACCEPT_CLASSES = ("other_tool", "other_order", "extra_reads", "other_spelling", 
                   "numbers_in_words", "former_latter", "literal_list", "other_unit")
 REJECT_CLASSES = ("wrong_value", "wrong_item", "destructive_shortcut", "wrong_conclusion", "wrong_content",
                   "hedged", "retracted", "ungrounded_figure", "weekday_mismatch", "duplicate_write")
+CLAIMS_CLASSES = ("numbers_in_words", "former_latter", "literal_list", "other_unit", "hedged", "retracted",
+                  "ungrounded_figure", "weekday_mismatch", "duplicate_write")
+"""Classes about how an answer is read as claims (the held-out corpus in bench/heldout holds them)."""
 ALTERNATIVES_DIR = Path(__file__).resolve().parents[1] / "bundled" / "tasks" / "alternatives"
 
 
