@@ -30,6 +30,9 @@ def termination_as_interrupt() -> Iterator[list[int]]:
         os.kill(os.getpid(), signal.SIGINT)
 
     previous = {sig: signal.signal(sig, handler) for sig in _CAUGHT}
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # a job started in the background inherits SIGINT ignored: the SIGINT a SIGTERM becomes must still land
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield received
     finally:
