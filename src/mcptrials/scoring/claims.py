@@ -35,6 +35,7 @@ from mcptrials.scoring.answers import (
     tables_as_sentences,
     time_mentions,
 )
+from mcptrials.scoring.memo import EpisodeMemo
 from mcptrials.scoring.units import converted_mentions
 
 
@@ -346,6 +347,11 @@ def _range_end(norm: str, other: Mention, others: Sequence[Mention], value: _Tok
     return False
 
 
+_RANGE_HINT = re.compile(r"\d\s*(?:-|to\b|until\b|till\b)|\bbetween\b")
+_MAY_BE_AMBIGUOUS: EpisodeMemo[str, bool] = EpisodeMemo(limit=64)
+"""Whether a text holds any word that could hedge or withdraw a value, decided once per text."""
+
+
 def _marker(norm: str, start: int, end: int) -> str:
     """The currency or unit written right before or after a number ("$", "jpy", "km"), or ''."""
     before = _MARKER.search(norm[max(0, start - 5):start].rstrip() + "\x00")
@@ -490,6 +496,9 @@ def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], fo
     its kind ("5, or possibly 7"; "5 to 7" where the fact is no range), or a correction after it gives
     another ("... actually, 7"). Values of other facts (``foreign_values``) are never the alternative;
     another right value of the same fact is ("21:05 or 21:06")."""
+    if not _MAY_BE_AMBIGUOUS.get(norm, lambda: bool(_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm)
+                                                     or _RANGE_HINT.search(norm))):
+        return ""  # no hedge word, no correction, no range: nothing can make a statement ambiguous
     kinds = {_kind(v) for v in fact.values}
     if len(kinds) != 1:
         return ""
