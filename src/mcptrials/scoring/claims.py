@@ -349,7 +349,13 @@ def _range_end(norm: str, other: Mention, others: Sequence[Mention], value: _Tok
 
 _RANGE_HINT = re.compile(r"\d\s*(?:-|to\b|until\b|till\b)|\bbetween\b")
 _MAY_BE_AMBIGUOUS: EpisodeMemo[str, bool] = EpisodeMemo(limit=64)
-"""Whether a text holds any word that could hedge or withdraw a value, decided once per text."""
+
+
+def _may_be_ambiguous(norm: str) -> bool:
+    """Whether a text holds any word that could hedge or withdraw a value (a hedge word, a correction,
+    a range), decided once per text: without one, no statement of it is ambiguous."""
+    return _MAY_BE_AMBIGUOUS.get(norm, lambda: bool(_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm)
+                                                     or _RANGE_HINT.search(norm)))
 
 
 def _marker(norm: str, start: int, end: int) -> str:
@@ -496,9 +502,8 @@ def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], fo
     its kind ("5, or possibly 7"; "5 to 7" where the fact is no range), or a correction after it gives
     another ("... actually, 7"). Values of other facts (``foreign_values``) are never the alternative;
     another right value of the same fact is ("21:05 or 21:06")."""
-    if not _MAY_BE_AMBIGUOUS.get(norm, lambda: bool(_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm)
-                                                     or _RANGE_HINT.search(norm))):
-        return ""  # no hedge word, no correction, no range: nothing can make a statement ambiguous
+    if not _may_be_ambiguous(norm):
+        return ""
     kinds = {_kind(v) for v in fact.values}
     if len(kinds) != 1:
         return ""
@@ -542,7 +547,7 @@ def _contained_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: str) -
     norm = _normalised(text, fold)
     values = [v for item in checks.contains for v in (item if isinstance(item, list) else [item])
               if _kind(v) in {"number", "date", "clock", "weekday"}]
-    if not values or not (_HEDGE_WORDS.search(norm) or _CORRECTION.search(norm) or "-" in norm or " to " in norm):
+    if not values or not _may_be_ambiguous(norm):
         return ""
     spans = {id(v): find_in_normalised(norm, v, fold=fold) for v in values}
     spans.update({id(f): [m for v in f.values for m in find_in_normalised(norm, v, tol=f.tol, fold=fold)]

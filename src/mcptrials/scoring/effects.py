@@ -215,6 +215,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     met: dict[str, list[int]] = {}
     end = len(episode.steps) + 1
     ordered = {c for pair in task.spec.partial_order for c in pair}
+    written = _written(calls) if any(isinstance(c, StateCheckpoint) for c in task.spec.checkpoints) else ""
     for cp in task.spec.checkpoints:
         try:
             if isinstance(cp, ToolEffectCheckpoint):
@@ -226,7 +227,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
                 steps = [len(episode.steps)] if result.passed else []
             else:
                 result = check_state(cp, episode.state, task.fixtures.files.get(cp.path), task.spec.repeats,
-                                     _written(calls))
+                                     written)
                 steps = [end] if result.passed else []
         except Exception as exc:  # a verdict is never lost to odd data: the checkpoint fails, saying why
             result = CheckpointResult(id=cp.id, passed=False, failure="missing_value" if isinstance(

@@ -70,9 +70,7 @@ class _Evidence:
     dates: set[date]
     month_days: set[tuple[int, int]]
     times: set[tuple[int, int]]
-    minutes: list[float]
     text: str
-    plain: str
     periods: list[float]
     shifts_hours: bool
     today: date | None
@@ -134,23 +132,8 @@ def _gather(task: Task, raw: list[str]) -> _Evidence:
     joined = "\n".join(texts)
     offsets = set(re.findall(r"(?<=\d\d:\d\d)[+-]\d{2}:?\d{2}\b", joined))
     shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
-    durations = sorted({*_durations(joined)})
-    plain = "\n".join(t.casefold() for t in raw)
-    periods = sorted({*(v for text in texts for v in _periods(text)), *durations})
-    return _Evidence(sorted(numbers), dates, month_days, times, durations, joined, plain, periods,
-                     shifts, today)
-
-
-_MINUTES = re.compile(r"(\d+(?:\.\d+)?)\s?(?:min|mins|minutes?)\b|\"[a-z_]*(?:min|minutes)[a-z_]*\":\s?(\d+(?:\.\d+)?)")
-_HOURS = re.compile(r"(\d+(?:\.\d+)?)\s?(?:h|hrs?|hours?)\b|\"[a-z_]*(?:hours|_h)\":\s?(\d+(?:\.\d+)?)")
-
-
-def _durations(text: str) -> list[float]:
-    """Durations the evidence states, in minutes ("35 min", "2 h 15 min", "duration_min": 95)."""
-    out = [m.value for m in duration_mentions(text)]
-    out += [float(m.group(1) or m.group(2)) for m in _MINUTES.finditer(text)]
-    out += [60 * float(m.group(1) or m.group(2)) for m in _HOURS.finditer(text)]
-    return [d for d in out if 0 < d <= 24 * 60]
+    periods = sorted({v for text in texts for v in _periods(text) if v > 0})
+    return _Evidence(sorted(numbers), dates, month_days, times, joined, periods, shifts, today)
 
 
 def _statistics(values: list[float]) -> list[float]:
@@ -187,36 +170,38 @@ def _tolerance(norm: str, m: NumberMention) -> float:
     return max(slack, 0.002 * abs(m.value))
 
 
-_PERIOD = re.compile(r"\s?(?:(?P<pct>%|percent|per ?cent)|(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|"
-                     r"(?P<d>days?)|(?P<w>weeks?)|(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
+_PERIOD = re.compile(r"\s?(?:(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|(?P<d>days?)|(?P<w>weeks?)|"
+                     r"(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
+_KEYED_PERIOD = re.compile(r"\"[a-z_]*?(?:(?P<min>min|minutes)|(?P<h>hours|_h))[a-z_]*\":\s?(?P<v>\d+(?:\.\d+)?)")
 _IN_MINUTES = {"min": 1.0, "h": 60.0, "d": 1440.0, "w": 10080.0, "mo": 43200.0, "y": 525600.0}
 
 
-def _period(norm: str, end: int) -> tuple[str, float] | None:
-    """The kind of quantity a number is by the word after it: a percentage, or a period (in minutes)."""
+def _unit_minutes(m: re.Match[str]) -> float:
+    return _IN_MINUTES[next(k for k in _IN_MINUTES if m.groupdict().get(k))]
+
+
+def _period(norm: str, end: int) -> float | None:
+    """How many minutes one of the period named right after a number is ("2 hours": 60), or None."""
     m = _PERIOD.match(norm, end)
-    if m is None:
-        return None
-    kind = next(k for k, v in m.groupdict().items() if v)
-    return ("pct", 1.0) if kind == "pct" else ("period", _IN_MINUTES[kind])
+    return _unit_minutes(m) if m else None
 
 
 def _periods(text: str) -> list[float]:
-    """The periods a text states ("2 hours", "3 days"), in minutes."""
-    out = []
+    """The periods a text states, in minutes: "2 hours", "3 days", "2 h 15 min", "duration_min": 95."""
+    out = [m.value for m in duration_mentions(text)]
     for m in _scanned("number", text, number_mentions):
-        kind = _period(text, m.end)
-        if kind is not None and kind[0] == "period":
-            out.append(m.value * kind[1])
-    return out
+        minutes = _period(text, m.end)
+        if minutes is not None:
+            out.append(m.value * minutes)
+    return out + [float(m["v"]) * _unit_minutes(m) for m in _KEYED_PERIOD.finditer(text)]
 
 
 def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False) -> bool:
     """Whether ``value`` is an evidence number; at another scale when written with one ("9.96 billion");
     in another unit when a unit follows it (a period in another unit of time: "2 hours" for 120 min)."""
     nums = ev.numbers
-    kind = _period(norm, end) if norm else None
-    if kind is not None and kind[0] == "period" and _near(ev.periods, value * kind[1], tol * kind[1]):
+    minutes = _period(norm, end) if norm else None
+    if minutes is not None and _near(ev.periods, value * minutes, tol * minutes):
         return True
     if _near(nums, value, tol):
         return True
@@ -312,7 +297,7 @@ def _time_grounded(hour: int, minute: int, ev: _Evidence) -> bool:
         base = h * 60 + m
         diff = abs(total - base) % (24 * 60)
         diff = min(diff, 24 * 60 - diff)
-        if _near(ev.minutes, float(diff), 0.5):
+        if _near(ev.periods, float(diff), 0.5):
             return True
         if ev.shifts_hours and diff % 30 == 0:
             return True
@@ -359,7 +344,7 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
         if not _date_grounded(d.value, d.month, d.day, ev) and not any(find_in_normalised(norm[d.start:d.end], a)
                                                                        for a in allowed):
             problems.append(f"the date {norm[d.start:d.end]!r}")
-    day_parts = bool(_PART_OF_DAY.search(ev.plain))
+    day_parts = bool(_PART_OF_DAY.search(ev.text))
     for t in _scanned("time", norm, time_mentions):
         if day_parts and t.minute == 0 and 6 <= t.hour <= 22:
             continue  # "this afternoon, until 6pm": the bounds of a part of the day the user named

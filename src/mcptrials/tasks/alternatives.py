@@ -131,20 +131,34 @@ def bundled_alternatives() -> list[Alternative]:
     return load_alternatives(ALTERNATIVES_DIR) if ALTERNATIVES_DIR.is_dir() else []
 
 
-def removed_calls(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[str]:
-    """The calls of a trajectory an evolved version cannot make as they were meant (the tool is gone)."""
-    out = []
+def _rewritten(calls: list[list[PlannedCall]],
+               chains: Mapping[str, PlanChain]) -> tuple[list[list[PlannedCall]], list[str]]:
+    """The calls in an evolved version's interface, and the tools of those it cannot make as meant."""
+    out, gone = [], []
     for turn in calls:
+        new_turn = []
         for call in turn:
             try:
                 chain = chains.get(split_qualified(call.tool)[0])
-                if chain is not None:
-                    rewrite_call(chain, call.tool, call.args, faithful=True)
-            except ToolRemovedError:
-                out.append(call.tool)
             except ValueError:
+                chain = None
+            if chain is None:
+                new_turn.append(call)
                 continue
-    return out
+            try:
+                tool, args = rewrite_call(chain, call.tool, call.args, faithful=True)
+            except ToolRemovedError:
+                new_turn.append(call)
+                gone.append(call.tool)
+                continue
+            new_turn.append(PlannedCall(tool=tool, args=args))
+        out.append(new_turn)
+    return out, gone
+
+
+def removed_calls(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[str]:
+    """The calls of a trajectory an evolved version cannot make as they were meant (the tool is gone)."""
+    return _rewritten(calls, chains)[1]
 
 
 def rewrite_for_version(calls: list[list[PlannedCall]], chains: Mapping[str, PlanChain]) -> list[list[PlannedCall]]:
@@ -153,27 +167,7 @@ def rewrite_for_version(calls: list[list[PlannedCall]], chains: Mapping[str, Pla
     A call that the version cannot make as it was meant (its tool is gone, or a value it gives is
     one the tool now fixes otherwise) stays as written, so a wrong trajectory never turns right.
     """
-    out = []
-    for turn in calls:
-        new_turn = []
-        for call in turn:
-            try:
-                server = split_qualified(call.tool)[0]
-            except ValueError:
-                new_turn.append(call)
-                continue
-            chain = chains.get(server)
-            if chain is None:
-                new_turn.append(call)
-                continue
-            try:
-                tool, args = rewrite_call(chain, call.tool, call.args, faithful=True)
-            except ToolRemovedError:
-                new_turn.append(call)
-                continue
-            new_turn.append(PlannedCall(tool=tool, args=args))
-        out.append(new_turn)
-    return out
+    return _rewritten(calls, chains)[0]
 
 
 @dataclass
@@ -286,10 +280,9 @@ async def play(servers: Mapping[str, ServerSpec], tasks: Sequence[Task], alterna
         if alt.versions is not None and version not in alt.versions:
             return not_applicable(f"the entry is for {', '.join(alt.versions)}")
         if alt.turns != "reference" and chains_of is not None:
-            gone = removed_calls(turns, chains_of(task))
+            turns, gone = _rewritten(turns, chains_of(task))
             if gone and alt.expect == "accept":  # a right trajectory this version cannot make: not played
                 return not_applicable(f"{', '.join(gone)} is gone")
-            turns = rewrite_for_version(turns, chains_of(task))
         script = Script.model_validate({"default": [
             *({"tool_calls": [{"name": c.tool, "arguments": c.args} for c in turn]} for turn in turns),
             {"text": alt.answer},
