@@ -9,14 +9,23 @@ EPS, the AQI of each city) are bound to distinct labels so that a swap fails.
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from typing import Any
 
-from mcptrials.generate.values import Value, grounded_in, leaves, parse_json, precise_number, values_in
+from mcptrials.generate.values import (
+    Value,
+    grounded_in,
+    leaves,
+    parse_json,
+    precise_number,
+    quoted_spans,
+    values_in,
+)
 from mcptrials.model import Fact, ValueCheckpoint
 from mcptrials.scoring.answers import find_in_normalised, normalise_text
 from mcptrials.scoring.claims import check_facts
 from mcptrials.scoring.matchers import values_equal
-from mcptrials.scoring.units import quantity_names, unit_after
+from mcptrials.scoring.units import quantity_names, unit_after, unit_key
 
 _LABEL_STOP = {"the", "a", "an", "of", "is", "was", "are", "were", "at", "on", "in", "to", "for", "and", "or", "with",
                "its", "it", "their", "his", "her", "by", "from", "be", "as", "that", "this", "which", "has", "had",
@@ -103,6 +112,14 @@ def _context(value: Value, answer: str) -> set[str]:
     first = re.findall(r"[a-z%]+", after)[:1]  # only a word right after the value names it ("4.15 expected")
     nxt = [w for w in first if w not in _LABEL_STOP and len(w) >= 3]
     return set(words[-1:]) | set(nxt)
+
+
+def _clause_words(value: Value, answer: str) -> set[str]:
+    """The content words of the clause of the answer a value sits in."""
+    norm = normalise_text(answer, fold=False)
+    before = re.split(r"[.;!?\n]", norm[:value.start])[-1]
+    after = re.split(r"[.;!?\n]", norm[value.end:])[0]
+    return {w for w in re.findall(r"[a-z]+", f"{before} {after}".lower()) if len(w) >= 3 and w not in _LABEL_STOP}
 
 
 def whole_field(value: Value, docs: list[Any]) -> bool:
@@ -205,51 +222,157 @@ def _name_options(value: Value, names_elsewhere: set[str]) -> list[Any] | Any:
     if len(words) == 1:
         return value.value
     options: list[Any] = [value.value]
-    for word in (words[0], words[-1]):
+    if len(words) >= 4:  # a title: also the names and codes inside it ("Helio Analytics", "INV-2291")
+        options += [v.value for v in values_in(str(value.value)) if v.kind == "code"
+                    or (v.kind == "name" and len(str(v.value).split()) >= 2 and v.value != value.value)]
+    for word in (words[0], words[-1]) if len(words) < 4 else [w for w in words[:1] if re.search(r"\w-\w", w)]:
         if len(word) >= 4 and not any(word.casefold() in {w.casefold() for w in n.split()}
                                       and n.casefold() != str(value.value).casefold() for n in names_elsewhere):
             options.append(word)
-    return options if len(options) > 1 else value.value
+    return list(dict.fromkeys(options)) if len(options) > 1 else value.value
+
+
+_ASKS_DAY = re.compile(r"(?i)\b(?:what|which) (?:day|date)\b|\bday of the week\b|\bweekday\b|"
+                       r"\bwhat(?:'s| is) the date\b")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_RANGE_END = re.compile(r"\d[:.h]?\d*\s?(?:[-\u2013]|to|until|till)\s?$")
+
+
+def _aside(value: Value, answer: str) -> bool:
+    """Whether a value sits inside parentheses of the answer: a supporting detail, not what was asked."""
+    norm = normalise_text(answer, fold=False)
+    before = norm[:value.start]
+    return before.count("(") > before.count(")") and ")" in norm[value.end:]
+
+
+def _goal_dates(goal: str, today: date | None) -> set[str]:
+    """The dates the goal itself names by a relative word: today, tomorrow, yesterday, a weekday near today."""
+    if today is None:
+        return set()
+    words = set(re.findall(r"[a-z]+", goal.casefold()))
+    out = {today.isoformat()}
+    for word, shift in (("tomorrow", 1), ("yesterday", -1)):
+        if word in words:
+            out.add((today + timedelta(days=shift)).isoformat())
+    for i, name in enumerate(_WEEKDAYS):
+        if name in words:
+            ahead = (i - today.weekday()) % 7
+            out |= {(today + timedelta(days=d)).isoformat() for d in (ahead, ahead + 7, ahead - 7)}
+    return out
+
+
+def _incidental(value: Value, answer: str, goal: str, today: date | None) -> bool:
+    """A value a correct answer may leave out: a weekday or date the goal already fixed, a range's end time,
+    or a number written only as a magnitude word ("USD millions")."""
+    asks_day = bool(_ASKS_DAY.search(goal))
+    if value.kind == "weekday":
+        return not asks_day
+    if value.kind == "date":
+        return not asks_day and value.value in _goal_dates(goal, today)
+    if value.kind == "time":
+        return bool(_RANGE_END.search(normalise_text(answer, fold=False)[max(0, value.start - 12):value.start]))
+    if value.kind == "number":
+        return not re.search(r"\d", value.text)
+    return False
+
+
+_ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z][\w]{0,15})\s*(?:=|:)\s*[-\u2212]?$")
+
+
+def assigned_label(value: Value, answer: str, goal: str) -> str | None:
+    """The name a value is assigned to in the answer ("x = 1", "P_inv: 0.7") when the goal names it too."""
+    m = _ASSIGNED.search(normalise_text(answer, fold=False)[max(0, value.start - 20):value.start])
+    if m is None:
+        return None
+    name = m.group(1)
+    if len(name) > 3 and "_" not in name and not any(ch.isdigit() for ch in name):
+        return None  # a word ("Charger: 500 g") labels a value; only a symbol (x, P_inv) is assigned one
+    return name if re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", goal, re.IGNORECASE) else None
+
+
+def _listed_titles(answer: str, goal: str, docs: list[Any], named: list[Value]) -> list[Value]:
+    """Items the answer lists by their titles in quotes, each the whole of a result field ("which tasks ...").
+
+    Taken when the goal asks which items, or the answer quotes two or more: leaving one out is a wrong list.
+    """
+    titles = [v for v in quoted_spans(answer) if len(str(v.value)) >= 6 and whole_field(v, docs)
+              and not grounded_in(v, goal) and not any(n.start <= v.start < n.end or v.start <= n.start < v.end
+                                                       for n in named if n.kind != "name")]
+    if len(titles) >= 2 or (titles and re.search(r"(?i)\bwhich\b", goal)):
+        return [v for v in titles if v.key not in {n.key for n in named}]
+    return []
 
 
 def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], year: int | None,
-                  fallback: bool = True) -> list[Value]:
+                  fallback: bool = True, today: date | None = None) -> list[Value]:
     """The answer's values a careful reviewer would insist on.
 
     A value counts when a read result grounds it, the goal did not already give it, and it is
     what the goal asks about: a word naming it (its field in the results, or the words around
     it in the answer) is a content word of the goal; or it is a path (where something is).
+    Supporting details are left out: values in parentheses (unless every value named is one),
+    weekdays and dates the goal fixed itself, the end of a time range, magnitude words.
     When no value is named so and ``fallback``, the values of the first sentence that states any
     are taken.
     """
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
     wanted = goal_words(goal, prompt)
     grounded: list[Value] = []
+    asked = f"{goal}\n{prompt}"
     for value in values_in(answer, year=year, small=True):
-        if not any(grounded_in(value, r) for r in read_results) or grounded_in(value, goal) or \
-                grounded_in(value, prompt):
+        given = (grounded_in(value, goal) or grounded_in(value, prompt)) and not (
+            value.kind == "number" and assigned_label(value, answer, asked))  # x = 1 where the goal has "= 1"
+        if given or not any(grounded_in(value, r) for r in read_results) or _incidental(value, answer, asked, today):
             continue
         if value.kind == "number":
             value = Value(value.kind, precise_number(value, read_results), value.start, value.end, value.text)
-        if value.key not in {v.key for v in grounded}:
+        if value.key not in {v.key for v in grounded} or assigned_label(value, answer, asked):
             grounded.append(value)
     named = []
+    asks_who = bool(re.search(r"(?i)\bwho(?:m|se|'s)?\b", asked))
     for v in grounded:
+        if v.kind == "number" and assigned_label(v, answer, goal):
+            named.append(v)  # "x = 1" for the x the goal asks about
+            continue
         keys, structured = _keys_of(v, docs)
         if v.kind == "name" and not whole_field(v, docs):
             continue  # a capitalised phrase inside running text (a title, a heading) is not an item
+        if v.kind == "name" and asks_who and len(str(v.value).split()) >= 2 and _names_goal(_clause_words(v, answer),
+                                                                                          wanted):
+            named.append(v)  # "who is reviewing it": the person the clause saying "reviewing" names
+            continue
         if v.kind == "number" and v.value in range(-9, 10) and not (structured and _names_goal(keys, wanted)):
             continue  # a small count only when its own field is what the goal asks
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
                                            wanted):
             named.append(v)
-    if named or not grounded or not fallback:
+    titles = _listed_titles(answer, goal, docs, named)
+    named = [n for n in named if not any(t.start <= n.start and n.end <= t.end for t in titles)] + titles
+    main = [v for v in named if not _aside(v, answer)]
+    if main:
+        return main
+    if not grounded or not fallback:
         return named
+    grounded = [v for v in grounded if not _aside(v, answer)] or grounded  # what the answer says outside asides
     grounded = [v for v in grounded if not (v.kind == "number" and v.value in range(-9, 10))] or grounded
     norm = normalise_text(answer, fold=False)
     first_end = next((m.start() for m in re.finditer(r"[.!?](?:\s|$)|\n", norm) if m.start() >= grounded[0].end),
                      len(norm))
     return [v for v in grounded if v.start <= first_end]
+
+
+def _names_a_unit(text: str, names: list[str]) -> bool:
+    """Whether a text (the goal) names one of these units: the task is then about that unit itself."""
+    norm = normalise_text(text)
+    return any(re.search(r"(?<![\w])" + re.escape(n) + r"(?![\w])", norm) for n in names if len(n) >= 2)
+
+
+def _path_options(path: str) -> list[str] | str:
+    """A file path, or also its file name and that name's stem where those are specific (2306.02251)."""
+    name = path.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    options = [path, *(x for x in (name, stem) if x != path and len(x) >= 5 and re.search(r"\d|[-_]", x))]
+    return list(dict.fromkeys(options)) if len(options) > 1 else path
 
 
 def _unit_in(answer: str, value: Any) -> str | None:
@@ -263,32 +386,44 @@ def _unit_in(answer: str, value: Any) -> str | None:
 
 
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
-                      year: int | None, fallback: bool = True) -> ValueCheckpoint | None:
+                      year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
-    found = answer_values(answer, goal, prompt, read_results, year, fallback)
+    found = answer_values(answer, goal, prompt, read_results, year, fallback, today)
     if not found:
         return None
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
     names_elsewhere = {str(v.value) for r in read_results for v in values_in(r, year=year) if v.kind == "name"}
     contains: list[Any] = []
     facts: list[Fact] = []
+    assigned = {v: label for v in found if v.kind == "number" and (label := assigned_label(v, answer, goal))}
+    facts += [Fact(label=label, value=v.value) for v, label in assigned.items()]
     for kind in ("number", "time", "date"):  # dates are checked unbound: their labels (weekdays) vary too much
-        group = [v for v in found if v.kind == kind]
+        group = [v for v in found if v.kind == kind and v not in assigned]
         swappable = _swappable(group, docs) if len(group) >= 2 else []
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
-        if bound:
-            facts += bound
+        if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
+            facts += [f.model_copy(update={"unit": _unit_in(answer, f.value)}) if kind == "number" else f
+                      for f in bound]
         for v in group:
             if bound and v in swappable:
                 continue
             unit = _unit_in(answer, v.value) if kind == "number" else None
             if unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
-                facts.append(Fact(label=quantity_names(unit), value=v.value, unit=unit))
+                names = quantity_names(unit)
+                if _names_a_unit(f"{goal}\n{prompt}", names):  # "what's that in km/h": in that unit, no other
+                    names = [n for n in names if unit_key(n) == unit_key(unit)]
+                    facts.append(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value))
+                else:  # a measurement may be rounded to whole units ("311 km" for 311.3 km)
+                    tol = 0.5 if isinstance(v.value, float) and abs(v.value) >= 10 else None
+                    facts.append(Fact(label=names if unit in names else [*names, unit], value=v.value, unit=unit,
+                                      tol=tol))
             else:
                 contains.append(v.value)
     for v in found:
-        if v.kind in {"email", "code", "path", "weekday"}:
+        if v.kind in {"email", "code", "weekday"}:
             contains.append(v.value)
+        elif v.kind == "path":
+            contains.append(_path_options(str(v.value)))
         elif v.kind == "name":
             contains.append(_name_options(v, names_elsewhere))
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts,

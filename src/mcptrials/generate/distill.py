@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptrials.generate.answercheck import answer_checkpoint, whole_field
+from mcptrials.generate.conclusions import conclusions
 from mcptrials.generate.draft import Rejected, TaskDraft, Trace
 from mcptrials.generate.statediff import WriteCall, distil_state
 from mcptrials.generate.values import (
@@ -72,6 +73,7 @@ _VERB_CLASSES = [{"create", "add", "new", "insert", "make", "register"}, {"updat
                  {"move", "rename"}, {"book", "reserve", "schedule"}, {"write", "save", "store", "put"}]
 _ASKS = re.compile(r"\?|\b(what|which|who|whom|whose|when|where|why|how|whether|tell|report|list|show|give me|"
                    r"let me know|find out|summari[sz]e|compare|look up|answer|explain|check if|check whether|"
+                   r"solve|compute|calculate|work out|figure out|"
                    r"is there|are there)\b", re.IGNORECASE)
 
 
@@ -225,6 +227,12 @@ def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounde
             salient = [v.value for v in values_in(value) if grounded(v.value)]
             if salient:
                 match[key] = Matcher(contains_all=salient[:12], case="insensitive")
+    texts: dict[str, set[str]] = {k: {str(x) for x in m.contains_all or []} for k, m in match.items()
+                                  if isinstance(call.args.get(k), str) and any(ch.isspace() for ch in call.args[k])}
+    for key, needed in texts.items():  # a title repeating what the body must say: the body is where it belongs
+        if any(other != key and needed <= more and len(str(call.args[other])) > len(str(call.args[key]))
+               for other, more in texts.items()):
+            del match[key]
     tools_ = [call.name, *_siblings(call, tools, set(include) | set(match))]
     return ToolEffectCheckpoint(id=cid, tools=tools_, must_include=include, must_match=match,
                                 description=f"{call.name} with the arguments that name what it changes")
@@ -355,12 +363,14 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
             effects[call.position] = cid
     asks = asks_information(draft.prompt or goal) or asks_information(goal) or not checkpoints
     if asks:
-        check = answer_checkpoint(answer, goal, draft.prompt or "", read_results, year, fallback=not checkpoints)
+        check = answer_checkpoint(answer, goal, draft.prompt or "", read_results, year, fallback=not checkpoints,
+                                  today=draft.now.date() if draft.now else None)
         if check is None and not checkpoints:
             raise Rejected("distill", "the goal asks for information but the answer states no value a tool result"
                                       " supports")
         if check is not None:
             checkpoints.append(check)
+        checkpoints += conclusions(goal, answer, read_results, docs, year)
     if not checkpoints:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")
     deps = dependencies(calls, goal)

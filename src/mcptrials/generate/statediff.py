@@ -105,6 +105,20 @@ def _carries(record: dict[str, Any], leaves: list[Any]) -> int:
     return count
 
 
+def _proper_name(value: str) -> bool:
+    """A name of several capitalised words ("Dana Whitfield", "Project Atlas"), not a phrase ("Parking permit")."""
+    words = value.split()
+    return 2 <= len(words) <= 6 and len(value) <= 80 and all(w[:1].isupper() or w[:1].isdigit() for w in words)
+
+
+def _made_of(record: dict[str, Any], leaves: list[Any]) -> bool:
+    """Whether every field of a record (two at least; each item of a list) is a value of the call: what it created."""
+    fields = [item for v in record.values() for item in (v if isinstance(v, list) else [v])]
+    if len(record) < 2 or not all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in fields):
+        return False
+    return all(any(values_equal(v, leaf, insensitive=True) for leaf in leaves) for v in fields)
+
+
 def _echoed(record: dict[str, Any], result: str) -> bool:
     """Whether the call's result names one of the record's identifying values (the created id)."""
     norm = normalise_text(result)
@@ -197,6 +211,9 @@ class _Builder:
                 if wanted:
                     match[key] = Matcher(contains_all=wanted[:MAX_CONTAINS], case="insensitive") \
                         if len(wanted) > 1 else Matcher(contains=wanted[0], case="insensitive")
+            elif isinstance(value, str) and _proper_name(value) and old is None and \
+                    self.grounded_raw(value) and any(values_equal(value, leaf, insensitive=True) for leaf in leaves):
+                match[key] = Matcher(equals=value, case="insensitive")  # a name the call gave ("Dana Whitfield")
             elif (isinstance(value, bool) or _short(value)) and (changed or self.grounded_raw(value)):
                 match[key] = Matcher(equals=value, case="insensitive") if not isinstance(value, bool) \
                     else Matcher(equals=value)
@@ -228,12 +245,13 @@ class _Builder:
                 if before is not None and old is None and record in before:
                     continue
                 score = _carries(record, leaves) * 2 + _echoed(record, write.result)
-                if before is None and not _echoed(record, write.result):
+                if before is None and not _echoed(record, write.result) and not _made_of(record, leaves):
                     continue  # the server wrote its whole state at once: only what the call names is its effect
                 if score >= 2 and (best is None or score > best[0]):
                     best = (score, record, old)
-            if best is not None:
-                _score, record, old = best
+            made = [(0, r, None) for r in after if r is not (best[1] if best else None) and _made_of(r, leaves)
+                    and (before is None or (key_of(r) not in old_by_key and r not in before))]
+            for _score, record, old in ([best] if best is not None else []) + made[:8]:
                 where, match = self._field_matchers(record, old, leaves)
                 # created: new since before, or (state first written by this call) with an id the call did not name
                 created = old is None if before is not None else not any(
@@ -277,6 +295,8 @@ class _Builder:
                                                         for v in argument_leaves(w.args))]
         if not names and not content_writes:
             return
+        if not names and self._folder_chosen(content_writes, path):
+            return  # a folder the call chose and the goal did not: the call's effect is checked instead
         old_values = {v for v in _salient(before or "", self.grounded, self.goal, self.year)} if before else set()
         new = [v for v in _salient(after, self.grounded, self.goal, self.year) if v not in old_values]
         gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.goal, self.year))
@@ -288,6 +308,15 @@ class _Builder:
             return  # an edit whose change holds no checkable value
         self.out.append(cp)
         self.covered.update(w.position for w in names + content_writes)
+
+    def _folder_chosen(self, writes: list[WriteCall], path: str) -> bool:
+        """Whether a write put the file in a folder one of its parameters picks, and the goal names neither."""
+        goal = normalise_text(self.goal)
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        if not folder or any(normalise_text(p) in goal for p in (path, folder + "/")):
+            return False
+        return any(isinstance(v, str) and normalise_path(v) == folder and (is_path_parameter(k) or re.search(
+            r"(?i)dir|folder|dest|output", k)) for w in writes for k, v in w.args.items())
 
     @staticmethod
     def _names_path(write: WriteCall, path: str) -> bool:

@@ -30,6 +30,7 @@ _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:m
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-zA-Z&-]+(?:'[a-z]+)?(?:[ \t]+[A-Z][a-zA-Z&-]+(?:'[a-z]+)?)*")
 _QUOTED = re.compile(r"[\"“‘']([^\"”’'\n]{3,80})[\"”’']")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[-*•]\s+)$")
+_OPENER = re.compile(r"[\"“‘(>]\s*$")  # a quote, a bracket or a tag opens a phrase that may be a sentence
 _STOP_NAMES = {"i", "the", "a", "an", "it", "this", "that", "these", "there", "here", "yes", "no", "done", "ok",
                "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
                "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -90,8 +91,9 @@ def values_in(text: str, *, year: int | None = None, small: bool = False) -> lis
         found.append(Value("number", value, n.start, n.end, norm[n.start:n.end]))
     for m in _NAME.finditer(norm):
         words = [re.sub(r"'s$", "", w) for w in m.group().split()]
-        if _SENTENCE_START.search(norm[:m.start()]) and len(words) == 1:
-            continue  # a capitalised first word of a sentence is not a name
+        if len(words) == 1 and (_SENTENCE_START.search(norm[:m.start()]) or (
+                _OPENER.search(norm[:m.start()]) and re.match(r"\s+[a-z]", norm[m.end():]))):
+            continue  # a capitalised first word of a sentence ("Can we meet?") is not a name
         while words and words[0].casefold() in _STOP_NAMES:
             words = words[1:]
         while words and words[-1].casefold() in _STOP_NAMES:
@@ -115,6 +117,13 @@ def _most_specific(found: list[Value]) -> list[Value]:
             continue
         kept.append(v)
     return sorted(kept, key=lambda v: v.start)
+
+
+def quoted_spans(text: str) -> list[Value]:
+    """The phrases a text puts in quotes, as name values with where they are (a title, a subject line)."""
+    norm = normalise_text(text, fold=False)
+    return [Value("name", m.group(1).strip(), m.start(1), m.end(1), m.group(1)) for m in _QUOTED.finditer(norm)
+            if m.group(1).strip()]
 
 
 def quoted(text: str) -> list[str]:

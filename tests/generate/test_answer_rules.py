@@ -1,0 +1,103 @@
+"""The distiller's answer rules, each with a case on both sides: what a correct answer may leave out, what it must say."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from mcptrials.generate.answercheck import answer_checkpoint
+from mcptrials.generate.conclusions import superlative, yes_no
+from mcptrials.model import ValueCheckpoint
+from mcptrials.scoring.claims import check_facts, text_problems
+from mcptrials.scoring.conclusions import check_conclusion
+
+
+def _judge(check: ValueCheckpoint, text: str) -> bool:
+    return not text_problems(check, text)
+
+
+def test_an_aside_in_parentheses_is_not_demanded_but_the_answer_is() -> None:
+    results = ['{"from": "GBP", "to": "EUR", "rate": 1.179374, "amount": 150, "converted": 176.91}']
+    check = answer_checkpoint("At today's rate (1 GBP = 1.179374 EUR) your 150 GBP is worth 176.91 EUR.",
+                              "I have 150 pounds sterling. How many euros is that today?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "150 GBP is 176.91 EUR.")
+    assert not _judge(check, "150 GBP is 167.91 EUR.")
+
+
+def test_a_weekday_beside_a_date_is_not_demanded_unless_the_day_is_asked() -> None:
+    results = ['{"zone": "Europe/Berlin", "datetime": "2026-04-13T03:00:00+02:00", "day_of_week": "Monday"}']
+    answer = "Local time in Berlin: 03:00 on Monday 13 April 2026."
+    plain = answer_checkpoint(answer, "What is the local time in Berlin?", "", results, 2026,
+                              today=date(2026, 4, 12))
+    assert plain is not None and _judge(plain, "Berlin: 03:00 (2026-04-13).")
+    asked = answer_checkpoint(answer, "What day of the week is it in Berlin, and what time?", "", results, 2026,
+                              today=date(2026, 4, 12))
+    assert asked is not None and not _judge(asked, "Berlin: 03:00 (2026-04-13).")
+
+
+def test_values_assigned_to_the_goals_unknowns_are_bound_to_them() -> None:
+    results = ['{"solution": [1.0, -2.0, -2.0]}']
+    check = answer_checkpoint("The solution is x = 1, y = -2, z = -2.",
+                              "Solve for x, y, z: 3x + 2y - z = 1, 2x - 2y + 4z = -2, -x + 0.5y - z = 0.", "",
+                              results, 2026)
+    assert check is not None
+    assert all(f.stated for f in check_facts("x = 1, y = -2 and z = -2", check.facts))
+    assert not all(f.stated for f in check_facts("x = -2, y = 1, z = -2", check.facts))
+
+
+def test_a_word_label_is_not_an_unknown() -> None:
+    results = ['{"timestamp": 1776042000}']
+    check = answer_checkpoint("Unix timestamp: 1776042000.", "I need the current Unix timestamp.", "", results, 2026)
+    assert check is not None and _judge(check, "unix 1,776,042,000")
+
+
+def test_a_conversion_the_goal_asks_for_must_be_in_the_unit_asked() -> None:
+    results = ['{"value": 33.336, "unit": "km/h"}']
+    check = answer_checkpoint("18 knots is 33.336 km/h.", "The ferry cruises at 18 knots. What is that in km/h?",
+                              "", results, 2026)
+    assert check is not None
+    assert _judge(check, "That is 33.336 km/h.")
+    assert not _judge(check, "18 knots is about 28.97 km/h.")
+
+
+def test_a_measurement_may_be_rounded_to_whole_units_in_any_unit() -> None:
+    results = ['{"mode": "driving", "distance_km": 311.3, "duration_min": 215}']
+    check = answer_checkpoint("The drive is 311.3 km (about 3 h 35 min).",
+                              "How far is the drive from San Francisco to Yosemite?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "It is 311 km by road.")
+    assert _judge(check, "It is 193.4 miles by road.")
+    assert not _judge(check, "It is 350 km by road.")
+
+
+def test_items_listed_by_title_must_all_be_there() -> None:
+    results = [json.dumps({"tasks": [{"title": "Pay Ledgerly invoice INV-2291", "due": "2026-04-13"},
+                                     {"title": "Review NDA draft for Helio Analytics", "due": "2026-04-17"},
+                                     {"title": "Renew parking permit", "due": None}]})]
+    answer = ('Two tasks are due this week: "Pay Ledgerly invoice INV-2291" (due today) and '
+              '"Review NDA draft for Helio Analytics" (due Friday).')
+    check = answer_checkpoint(answer, "Which of my tasks are due this week?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Due this week: Pay Ledgerly invoice INV-2291 and the Helio Analytics NDA review.")
+    assert not _judge(check, "Only one: Pay Ledgerly invoice INV-2291.")
+
+
+def test_a_yes_no_question_keeps_the_explorers_answer() -> None:
+    cp = yes_no("We want to camp this Friday. Is there space at a campground we can reserve?",
+                "Unfortunately no: Willow Campground is full on both nights.")
+    assert cp is not None and cp.holds is False and not cp.required
+    assert not check_conclusion(cp, "Yes, Willow Campground has space for both nights.").passed
+    assert check_conclusion(cp, "No, Willow is fully booked.").passed
+    assert check_conclusion(cp, "Willow Campground: 0 free sites on Friday and Saturday.").passed
+
+
+def test_a_superlative_question_keeps_the_explorers_pick() -> None:
+    results = ['{"cities": [{"city": "Beijing", "aqi": 58}, {"city": "Mumbai", "aqi": 85}, '
+               '{"city": "Cairo", "aqi": 150}]}']
+    cp = superlative("Compare the air quality in Beijing, Mumbai and Cairo. Which is worst?",
+                     "Beijing 58, Mumbai 85 and Cairo 150. Cairo is the worst.", results,
+                     [json.loads(results[0])], 2026)
+    assert cp is not None and cp.holds == ["Cairo"]
+    assert check_conclusion(cp, "Cairo has the worst air (AQI 150).").passed
+    assert not check_conclusion(cp, "Beijing 58, Mumbai 85, Cairo 150. Mumbai is the worst.").passed
