@@ -1,4 +1,4 @@
-"""The distiller's answer rules, each with a case on both sides: what a correct answer may leave out, what it must say."""
+"""The distiller's answer rules, each with cases on both sides: what an answer may leave out, what it must say."""
 
 from __future__ import annotations
 
