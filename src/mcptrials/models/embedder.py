@@ -109,7 +109,7 @@ class OnnxEmbedder:
         model, vocab = verified_path(MODEL_FILE, self.cache), verified_path(TOKENIZER_FILE, self.cache)
         tokenizer = Tokenizer.from_file(str(vocab))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - the tokenizer's padding token
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
