@@ -21,6 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+import anyio
+
 from mcptrials.model import ToolInfo, Usage, public_url, stable_hash
 from mcptrials.models.base import ProviderError
 from mcptrials.models.embedder import MODEL_ID, OnnxEmbedder
@@ -251,15 +253,17 @@ class LocalEmbeddingSimilarity:
         return vectors
 
     async def index(self, docs: Sequence[str]) -> Usage:
-        if docs:
-            self._doc_vectors(docs)
+        if docs:  # the model runs in a worker thread: concurrent episodes' event loop keeps turning
+            await anyio.to_thread.run_sync(self._doc_vectors, docs)
         return Usage()
+
+    def _scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        return [max(0.0, float(s)) for s in self._doc_vectors(docs) @ self._query_vector(query)]
 
     async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
         if not docs:
             return [], Usage()
-        scores = self._doc_vectors(docs) @ self._query_vector(query)
-        return [max(0.0, float(s)) for s in scores], Usage()
+        return await anyio.to_thread.run_sync(self._scores, query, docs), Usage()
 
 
 def _save_atomically(path: Path, vectors: Any) -> None:
