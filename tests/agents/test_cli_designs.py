@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_brain import Brain
+from agent_brain import Brain, embeddings_reply
 from typer.testing import CliRunner
 
 from mcptrials.bundled.world import bundled_tasks
@@ -64,3 +64,16 @@ def test_bench_retrieval_json() -> None:
     recall = bm25["recall_at_k"]
     assert set(recall) == {"1", "5"} and 0 < recall["1"] <= recall["5"] <= 1
     assert 0 < bm25["mrr"] <= 1 and bm25["all_needed_at_k"]["1"] <= recall["1"] and bm25["index_seconds"] > 0
+
+
+def test_bench_retrieval_puts_an_embeddings_endpoint_beside_bm25(fake_openai, tmp_path) -> None:
+    fake_openai.responder = embeddings_reply
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(t.model_dump_json() + "\n" for t in bundled_tasks()[:3]))
+    code, text = invoke("bench", "retrieval", "--tasks", str(tasks), "--retriever", "bm25,openai:embed-test",
+                        "--retriever-base-url", fake_openai.base_url, "--k", "1,3", "--format", "json")
+    assert code == 0, text
+    bm25, remote = json.loads(text)["retrievers"]
+    assert (bm25["retriever"], remote["retriever"]) == ("bm25", "openai:embed-test")
+    assert remote["settings"]["backend"] == "openai-embeddings" and set(remote["recall_at_k"]) == {"1", "3"}
+    assert any(path.endswith("/embeddings") for path in fake_openai.paths)
