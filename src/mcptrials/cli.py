@@ -266,7 +266,8 @@ def run(
     top_k: Annotated[int, typer.Option("--top-k", help="copilot: tools route returns.", rich_help_panel=P_AGENT)]
     = 5,
     retriever: Annotated[str, typer.Option(
-        "--retriever", help="copilot: bm25 (offline), openai:MODEL (an /v1/embeddings endpoint) or local.",
+        "--retriever", help="copilot: bm25 (offline), local (embedded MiniLM, offline), hybrid (both fused) "
+                            "or openai:MODEL (an /v1/embeddings endpoint).",
         rich_help_panel=P_AGENT)] = "bm25",
     retriever_base_url: Annotated[str | None, typer.Option(
         "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.",
@@ -1330,13 +1331,15 @@ def diff(
 def bench_retrieval(
     servers: ServersOpt = None,
     tasks: TasksOpt = None,
-    retriever: Annotated[str, typer.Option("--retriever", help="bm25, openai:MODEL or local.")] = "bm25",
+    retriever: Annotated[str, typer.Option(
+        "--retriever", help="One or more of bm25, local, hybrid, openai:MODEL, comma-separated.")] = "bm25",
     retriever_base_url: Annotated[str | None, typer.Option(
         "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.")] = None,
     ks: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = "1,3,5,10",
     fmt: FormatOpt = "table",
 ) -> None:
-    """Recall@k and MRR of the copilot's retriever: each task's prompt against every configured tool."""
+    """Recall@k, all-needed@k, MRR and index time of the copilot's retrievers, side by side: each task's
+    prompt against every configured tool (the local model's index is timed cold, without its disk cache)."""
     from mcptrials.agents.retrieval import load_retriever, probe
     from mcptrials.agents.retrieval_eval import evaluate, parse_ks
     from mcptrials.run.options import catalogue
@@ -1346,30 +1349,43 @@ def bench_retrieval(
             cutoffs = parse_ks(ks)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        names = list(dict.fromkeys(r.strip() for r in retriever.split(",") if r.strip()))
+        if not names:
+            raise UsageError("--retriever names no retriever (e.g. bm25,local,hybrid)")
+        chosen = [load_retriever(name, retriever_base_url, persist=False) for name in names]
         specs, loaded = load_world(servers, tasks)
         if not loaded:
             raise UsageError("no tasks to measure against (give --tasks FILE)")
-        chosen = load_retriever(retriever, retriever_base_url)
-        if retriever != "bm25":
-            anyio.run(probe, chosen)
+        for each in chosen:
+            if each.spec.startswith("openai:"):
+                anyio.run(probe, each)
         pool = anyio.run(catalogue, specs)
         progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, transient=True)
+        results = []
         with progress:
-            bar = progress.add_task(f"retrieval ({retriever})", total=len(loaded))
-            scores = anyio.run(evaluate, chosen, loaded, pool, cutoffs, lambda: progress.advance(bar))
+            for each in chosen:
+                bar = progress.add_task(f"retrieval ({each.spec})", total=len(loaded))
+                results.append(anyio.run(evaluate, each, loaded, pool, cutoffs, lambda b=bar: progress.advance(b)))
     if fmt == "json":
-        sys.stdout.write(json.dumps(scores.as_dict(), indent=2) + "\n")
+        sys.stdout.write(json.dumps({"pool_tools": len(pool), "tasks": results[0].tasks,
+                                     "skipped_tasks": results[0].skipped,
+                                     "retrievers": [r.as_dict() for r in results]}, indent=2) + "\n")
         return
-    table = Table(title=f"{retriever}: {scores.tasks} tasks, pool of {scores.pool} tools, MRR {scores.mrr:.3f}",
-                  title_justify="left")
-    for column in ("k", "recall@k", "all needed tools in top k"):
-        table.add_column(column, justify="right")
+    table = Table(title=f"{results[0].tasks} tasks, pool of {len(pool)} tools", title_justify="left")
+    table.add_column("measure")
+    for r in results:
+        table.add_column(r.retriever, justify="right")
     for k in cutoffs:
-        table.add_row(str(k), f"{scores.recall.get(k, 0.0):.3f}", f"{scores.complete.get(k, 0.0):.3f}")
+        table.add_row(f"recall@{k}", *(f"{r.recall.get(k, 0.0):.3f}" for r in results))
+    for k in cutoffs:
+        table.add_row(f"all needed in top {k}", *(f"{r.complete.get(k, 0.0):.3f}" for r in results))
+    table.add_row("MRR", *(f"{r.mrr:.3f}" for r in results))
+    table.add_row("index time (s)", *(f"{r.index_seconds:.1f}" for r in results))
+    table.add_row("per query (ms)", *(f"{1000 * r.query_seconds:.0f}" for r in results))
     out.print(table)
-    if scores.skipped:
-        err.print(f"{len(scores.skipped)} task(s) without reference tools in the pool were left out")
+    if results[0].skipped:
+        err.print(f"{len(results[0].skipped)} task(s) without reference tools in the pool were left out")
 
 
 @app.command("export")

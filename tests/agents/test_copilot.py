@@ -100,6 +100,26 @@ def test_copilot_with_an_embeddings_endpoint(fake_openai, tmp_path) -> None:
     assert run["agent"]["retriever"]["model"] == "embed-test" and run["agent"]["top_k"] == 5
 
 
+@pytest.mark.slow
+def test_copilot_with_the_offline_hybrid_retriever(fake_openai, tmp_path, monkeypatch) -> None:
+    task = _task()
+    fake_openai.responder = Brain(plan=task.reference, answer=task.reference_answer or "").openai
+    monkeypatch.setenv("MCPTRIALS_CACHE", str(tmp_path / "cache"))
+    db = str(tmp_path / "r.db")
+    code, text = _run("--agent", "copilot", "--pool", "all", "--retriever", "hybrid", "--model", "openai:fake",
+                      "--base-url", fake_openai.base_url, "--db", db)
+    assert code == 0, text
+    assert not any(p.endswith("/embeddings") for p in fake_openai.paths)  # nothing left the machine to embed
+    episode, checkpoints = _scores(db, "copilot")
+    assert all(ok for _, ok in checkpoints)
+    assert any(isinstance(s, ModelTurn) and s.role == "router" for s in episode.steps)
+    # the pool's server and tool documents were embedded once each and kept on disk, nothing else (no probe)
+    assert len(list((tmp_path / "cache" / "retrieval").glob("*.npy"))) == 2
+    with Store(db).engine.connect() as conn:
+        run = json.loads(conn.exec_driver_sql("select config from runs").scalar_one())
+    assert run["agent"]["retriever"]["backend"] == "hybrid" and run["agent"]["retriever"]["spec"] == "hybrid"
+
+
 @pytest.mark.parametrize(("reply", "needle"), [
     (Reply(body={"data": []}), "expected 'data' with 2 embedding(s), got 0"),
     (Reply(body="<html>gateway</html>"), "not JSON"),

