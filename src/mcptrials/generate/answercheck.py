@@ -17,12 +17,13 @@ from mcptrials.generate.values import (
     grounded_in,
     leaves,
     parse_json,
+    phone_options,
     precise_number,
     quoted_spans,
     values_in,
 )
 from mcptrials.model import Fact, ValueCheckpoint
-from mcptrials.scoring.answers import find_in_normalised, normalise_text
+from mcptrials.scoring.answers import find_in_normalised, normalise_text, states
 from mcptrials.scoring.claims import check_facts
 from mcptrials.scoring.matchers import values_equal
 from mcptrials.scoring.units import quantity_names, unit_after, unit_key
@@ -43,7 +44,8 @@ _SYNONYMS = {"actual": ["actual", "reported", "came in", "delivered"],
              "departure": ["depart", "leav"], "depart": ["depart", "leav"],
              "open": ["open"], "close": ["clos"], "previous": ["previous", "prior", "last"],
              "min": ["min", "low"], "max": ["max", "high"], "mean": ["mean", "average", "avg"],
-             "average": ["average", "mean", "avg"], "total": ["total", "sum", "overall"]}
+             "average": ["average", "mean", "avg"], "total": ["total", "sum", "overall"],
+             "squared": ["squar", "r²", "r2", "r^2", "determination"]}
 
 
 _RELATED = [{"price", "fare", "cost", "costs", "fee", "charge", "amount", "pay", "paid", "much"},
@@ -232,6 +234,8 @@ def _name_options(value: Value, names_elsewhere: set[str]) -> list[Any] | Any:
     return list(dict.fromkeys(options)) if len(options) > 1 else value.value
 
 
+_COUNT_KEYS = {"n", "count", "num", "number", "observations", "obs", "size", "length", "samples", "points", "rows",
+               "items", "results", "total"}
 _ASKS_DAY = re.compile(r"(?i)\b(?:what|which) (?:day|date)\b|\bday of the week\b|\bweekday\b|"
                        r"\bwhat(?:'s| is) the date\b")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -261,6 +265,17 @@ def _goal_dates(goal: str, today: date | None) -> set[str]:
     return out
 
 
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+def given_by_goal(value: Any, goal: str, today: date | None) -> bool:
+    """Whether an ISO date or date-time is what the goal says in its own words ("Friday at 15:00")."""
+    m = _ISO.match(value.strip()) if isinstance(value, str) else None
+    if m is None or not (m.group(1) in _goal_dates(goal, today) or states(goal, m.group(1))):
+        return False
+    return m.group(2) is None or states(goal, m.group(2))
+
+
 def _incidental(value: Value, answer: str, goal: str, today: date | None) -> bool:
     """A value a correct answer may leave out: a weekday or date the goal already fixed, a range's end time,
     or a number written only as a magnitude word ("USD millions")."""
@@ -272,6 +287,8 @@ def _incidental(value: Value, answer: str, goal: str, today: date | None) -> boo
     if value.kind == "time":
         return bool(_RANGE_END.search(normalise_text(answer, fold=False)[max(0, value.start - 12):value.start]))
     if value.kind == "number":
+        if isinstance(value.value, int | float) and value.value in {1000, 10**6, 10**9, 10**12}:
+            return f"{int(value.value):,}" not in answer and str(int(value.value)) not in answer  # "per thousand"
         return not re.search(r"\d", value.text)
     return False
 
@@ -287,7 +304,9 @@ def assigned_label(value: Value, answer: str, goal: str) -> str | None:
     name = m.group(1)
     if len(name) > 3 and "_" not in name and not any(ch.isdigit() for ch in name):
         return None  # a word ("Charger: 500 g") labels a value; only a symbol (x, P_inv) is assigned one
-    return name if re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", goal, re.IGNORECASE) else None
+    if unit_key(name) is not None:
+        return None  # "375 °F = 190.6 °C": a unit, not an unknown
+    return name if re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", goal) else None
 
 
 def _listed_titles(answer: str, goal: str, docs: list[Any], named: list[Value]) -> list[Value]:
@@ -322,10 +341,13 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     for value in values_in(answer, year=year, small=True):
         given = (grounded_in(value, goal) or grounded_in(value, prompt)) and not (
             value.kind == "number" and assigned_label(value, answer, asked))  # x = 1 where the goal has "= 1"
-        if given or not any(grounded_in(value, r) for r in read_results) or _incidental(value, answer, asked, today):
+        if given or _incidental(value, answer, asked, today):
             continue
+        precise = precise_number(value, read_results) if value.kind == "number" else value.value
+        if precise == value.value and not any(grounded_in(value, r) for r in read_results):
+            continue  # neither stated by a result nor a rounding of one ("-2.286" for -2.2865)
         if value.kind == "number":
-            value = Value(value.kind, precise_number(value, read_results), value.start, value.end, value.text)
+            value = Value(value.kind, precise, value.start, value.end, value.text)
         if value.key not in {v.key for v in grounded} or assigned_label(value, answer, asked):
             grounded.append(value)
     named = []
@@ -343,6 +365,9 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
             continue
         if v.kind == "number" and v.value in range(-9, 10) and not (structured and _names_goal(keys, wanted)):
             continue  # a small count only when its own field is what the goal asks
+        if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
+                not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked):
+            continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
                                            wanted):
             named.append(v)
@@ -359,6 +384,13 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     first_end = next((m.start() for m in re.finditer(r"[.!?](?:\s|$)|\n", norm) if m.start() >= grounded[0].end),
                      len(norm))
     return [v for v in grounded if v.start <= first_end]
+
+
+def _measured(fact: Fact, unit: str | None) -> Fact:
+    """A fact with the unit the explorer gave it, which a measurement may be rounded to ("311 km" for 311.3 km)."""
+    value = fact.values[0]
+    whole = unit is not None and isinstance(value, float) and abs(value) >= 10
+    return fact.model_copy(update={"unit": unit, "tol": 0.5 if whole else fact.tol})
 
 
 def _names_a_unit(text: str, names: list[str]) -> bool:
@@ -400,10 +432,12 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     for kind in ("number", "time", "date"):  # dates are checked unbound: their labels (weekdays) vary too much
         group = [v for v in found if v.kind == kind and v not in assigned]
         swappable = _swappable(group, docs) if len(group) >= 2 else []
+        if kind == "number":  # a distance and a price cannot be swapped: only values of one quantity can
+            quantity = {v: tuple(quantity_names(_unit_in(answer, v.value) or "")) for v in swappable}
+            swappable = [v for v in swappable if sum(q == quantity[v] for q in quantity.values()) >= 2]
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
         if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
-            facts += [f.model_copy(update={"unit": _unit_in(answer, f.value)}) if kind == "number" else f
-                      for f in bound]
+            facts += [_measured(f, _unit_in(answer, f.value)) if kind == "number" else f for f in bound]
         for v in group:
             if bound and v in swappable:
                 continue
@@ -413,10 +447,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                 if _names_a_unit(f"{goal}\n{prompt}", names):  # "what's that in km/h": in that unit, no other
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
                     facts.append(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value))
-                else:  # a measurement may be rounded to whole units ("311 km" for 311.3 km)
-                    tol = 0.5 if isinstance(v.value, float) and abs(v.value) >= 10 else None
-                    facts.append(Fact(label=names if unit in names else [*names, unit], value=v.value, unit=unit,
-                                      tol=tol))
+                else:
+                    facts.append(_measured(Fact(label=names if unit in names else [*names, unit], value=v.value),
+                                           unit))
             else:
                 contains.append(v.value)
     for v in found:
@@ -424,6 +457,8 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(v.value)
         elif v.kind == "path":
             contains.append(_path_options(str(v.value)))
+        elif v.kind == "phone":
+            contains.append(phone_options(str(v.value)))
         elif v.kind == "name":
             contains.append(_name_options(v, names_elsewhere))
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts,

@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcptrials.generate.answercheck import answer_checkpoint, whole_field
+from mcptrials.generate.answercheck import answer_checkpoint, given_by_goal, whole_field
 from mcptrials.generate.conclusions import conclusions
 from mcptrials.generate.draft import Rejected, TaskDraft, Trace
-from mcptrials.generate.statediff import WriteCall, distil_state
+from mcptrials.generate.statediff import Grounded, GroundedRaw, WriteCall, distil_state
 from mcptrials.generate.values import (
     Value,
     argument_leaves,
@@ -335,23 +335,29 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         raise Rejected("distill", "the trace has no successful call")
     goal = draft.goal if not draft.prompt or draft.prompt == draft.goal else f"{draft.goal}\n{draft.prompt}"
     year = draft.now.year if draft.now else None
+    today = draft.now.date() if draft.now else None
     read_results = [c.result for c in calls if not c.write]
 
-    docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
+    def grounding(position: int | None) -> tuple[Grounded, GroundedRaw]:
+        """Whether a value comes from the goal or from a result read before ``position`` (any result: None)."""
+        reads = [c.result for c in calls if not c.write and (position is None or c.position < position)]
+        docs = [d for d in (parse_json(r) for r in reads) if d is not None]
 
-    def grounded_value(v: Value) -> bool:
-        in_reads = any(grounded_in(v, r) for r in read_results)
-        if v.kind == "name":  # a name only when a result holds it as a field of its own (a person, a place)
-            return in_reads and whole_field(v, docs)
-        if v.kind == "path" and _path_tail_in(str(v.value), [goal, *read_results]):
-            return True  # refs/heads/feature/login for the branch feature/login the goal names
-        return in_reads or grounded_in(v, goal)
+        def grounded_value(v: Value) -> bool:
+            in_reads = any(grounded_in(v, r) for r in reads)
+            if v.kind == "name":  # a name the goal gives, or a result holds as a field of its own (a person)
+                return (in_reads and whole_field(v, docs)) or grounded_in(v, goal)
+            if v.kind == "path" and _path_tail_in(str(v.value), [goal, *reads]):
+                return True  # refs/heads/feature/login for the branch feature/login the goal names
+            return in_reads or grounded_in(v, goal)
 
-    def grounded_raw(value: Any) -> bool:
-        return _stated(value, goal) or any(_stated(value, r) for r in read_results)
+        def grounded_raw(value: Any) -> bool:
+            return _stated(value, goal) or any(_stated(value, r) for r in reads) or given_by_goal(value, goal, today)
+
+        return grounded_value, grounded_raw
 
     writes = [WriteCall(c.position, c.name, c.args, c.result) for c in calls if c.write]
-    state = distil_state(trace.before, trace.after, writes, grounded_value, grounded_raw, goal, year)
+    state = distil_state(trace.before, trace.after, writes, grounding, goal, year)
     checkpoints: list[Any] = list(state.checkpoints)
     _computations_are_reads([c for c in calls if c.position not in state.covered], answer, goal, year)
     read_results[:] = [c.result for c in calls if not c.write]
@@ -359,17 +365,18 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
     for call in calls:
         if call.write and call.position not in state.covered:
             cid = f"effect_{len(effects) + 1}"
-            checkpoints.append(effect_checkpoint(call, cid, trace.tools, grounded_raw))
+            checkpoints.append(effect_checkpoint(call, cid, trace.tools, grounding(call.position)[1]))
             effects[call.position] = cid
     asks = asks_information(draft.prompt or goal) or asks_information(goal) or not checkpoints
     if asks:
         check = answer_checkpoint(answer, goal, draft.prompt or "", read_results, year, fallback=not checkpoints,
-                                  today=draft.now.date() if draft.now else None)
+                                  today=today)
         if check is None and not checkpoints:
             raise Rejected("distill", "the goal asks for information but the answer states no value a tool result"
                                       " supports")
         if check is not None:
             checkpoints.append(check)
+        docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
         checkpoints += conclusions(goal, answer, read_results, docs, year)
     if not checkpoints:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")

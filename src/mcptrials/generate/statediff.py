@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptrials.generate.values import Value, argument_leaves, parse_json, quoted, values_in
-from mcptrials.model import Matcher, StateCheckpoint
+from mcptrials.model import Fact, Matcher, StateCheckpoint
 from mcptrials.scoring.answers import normalise_text
 from mcptrials.scoring.matchers import is_path_parameter, normalise_path, values_equal
 
@@ -35,6 +35,9 @@ class WriteCall:
 
 Grounded = Callable[[Value], bool]
 GroundedRaw = Callable[[Any], bool]
+Grounding = Callable[[int | None], tuple[Grounded, GroundedRaw]]
+"""Given a write's position (None: the whole trace), whether a value (read out of text; raw) is backed by
+the goal or by a result the trace had read by then: what a write says must come from somewhere before it."""
 
 
 @dataclass
@@ -165,12 +168,37 @@ def _salient(text: str, grounded: Grounded, goal: str, year: int | None, titles:
     return out[:MAX_CONTAINS]
 
 
+_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+
+
+def _line_facts(before: str, after: str, new: list[Any], goal: str, year: int | None) -> list[Fact]:
+    """In a list the write added (a checklist, a table), each line's one date or figure bound to the goal's words
+    for that line's item: "venue ... 2026-04-17" must not become "invites ... 2026-04-17"."""
+    old_lines = set(before.splitlines())
+    goal_words = set(_WORD.findall(goal.lower()))
+    items: list[tuple[set[str], Value]] = []
+    for line in after.splitlines():
+        if line in old_lines:
+            continue
+        found = [v for v in values_in(line, year=year) if v.kind in {"date", "time", "number"} and v.value in new]
+        if len(found) == 1:
+            items.append((set(_WORD.findall(line.lower())) & goal_words, found[0]))
+    if len(items) < 2 or len({v.kind for _, v in items}) != 1:
+        return []
+    facts = []
+    for i, (words, value) in enumerate(items):
+        others = set().union(*(w for j, (w, _) in enumerate(items) if j != i))
+        own = sorted(words - others)
+        if own:
+            facts.append(Fact(label=own[:4], value=value.value))
+    return facts
+
+
 class _Builder:
-    def __init__(self, writes: list[WriteCall], grounded: Grounded, grounded_raw: GroundedRaw, goal: str,
-                 year: int | None) -> None:
+    def __init__(self, writes: list[WriteCall], grounding: Grounding, goal: str, year: int | None) -> None:
         self.writes = writes
-        self.grounded = grounded
-        self.grounded_raw = grounded_raw
+        self.grounding = grounding
+        self.grounded, self.grounded_raw = grounding(None)
         self.goal = goal
         self.year = year
         self.covered: set[int] = set()
@@ -203,7 +231,7 @@ class _Builder:
                     where[key] = Matcher(equals=value, case="insensitive")
                 continue
             if old is None and (key.lower() in {"id", "uuid", "key"} or key in self.primary or _REFERENCE.search(key)):
-                continue  # a new record's own id, or its link to a thread: not what it says
+                continue  # a new record's own id, or its link to a thread: not what it says (a new mail may answer)
             if isinstance(value, list):
                 wanted = [v for v in value if _short(v) and self.grounded_raw(v) and any(
                     values_equal(v, leaf, insensitive=True) for leaf in leaves)] or \
@@ -237,6 +265,7 @@ class _Builder:
         self.primary = set(key_fields) if len(key_fields) == 1 else set()  # a composite key holds the links
         for write in self.writes:
             leaves = call_values(write.args)
+            self.grounded, self.grounded_raw = self.grounding(write.position)
             best: tuple[int, dict[str, Any], dict[str, Any] | None] | None = None
             for record in after:
                 old = old_by_key.get(key_of(record))
@@ -297,12 +326,14 @@ class _Builder:
             return
         if not names and self._folder_chosen(content_writes, path):
             return  # a folder the call chose and the goal did not: the call's effect is checked instead
+        self.grounded, self.grounded_raw = self.grounding(max(w.position for w in names + content_writes))
         old_values = {v for v in _salient(before or "", self.grounded, self.goal, self.year)} if before else set()
         new = [v for v in _salient(after, self.grounded, self.goal, self.year) if v not in old_values]
         gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.goal, self.year))
                 and isinstance(v, str | int | float) and normalise_text(str(v)) not in normalise_text(after)]
         cp = StateCheckpoint(id=self._id(path), path=path, format="text" if fmt == "text" else fmt,  # type: ignore[arg-type]
                              contains=new, absent=gone[:MAX_CONTAINS] if before else [],
+                             facts=_line_facts(before or "", after, new, self.goal, self.year),
                              description=f"written by {(names or content_writes)[0].name}")
         if before is not None and not new and not cp.absent:
             return  # an edit whose change holds no checkable value
@@ -333,14 +364,14 @@ class _Builder:
         return False
 
 
-def distil_state(before: dict[str, Any], after: dict[str, Any], writes: list[WriteCall], grounded: Grounded,
-                 grounded_raw: GroundedRaw, goal: str, year: int | None) -> StateDistillation:
+def distil_state(before: dict[str, Any], after: dict[str, Any], writes: list[WriteCall], grounding: Grounding,
+                 goal: str, year: int | None) -> StateDistillation:
     """State checkpoints for every change of the sandbox that a write of the trace explains.
 
-    ``grounded`` says whether a value read out of written text is backed by the goal or a read
-    result; ``grounded_raw`` the same of a raw field value (an address, a start time, an id).
+    ``grounding`` says whether a value a write put there is backed by the goal or by a result read
+    before that write (read out of written text, or a raw field value: an address, a start time, an id).
     """
-    builder = _Builder(writes, grounded, grounded_raw, goal, year)
+    builder = _Builder(writes, grounding, goal, year)
     if not writes:
         return StateDistillation([], set())
     files_before, files_after = before.get("files", {}), after.get("files", {})

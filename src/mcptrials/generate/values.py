@@ -22,6 +22,7 @@ from mcptrials.scoring.answers import (
     states,
     time_mentions,
 )
+from mcptrials.scoring.grounding import PHONE
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CODE = re.compile(r"(?<![\w@.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w@-])")
@@ -42,7 +43,7 @@ _STOP_NAMES = {"i", "the", "a", "an", "it", "this", "that", "these", "there", "h
 class Value:
     """One checkable value found in a text: its kind, the value a spec names, and where it was read."""
 
-    kind: str  # number | date | time | email | path | code | weekday | name
+    kind: str  # number | date | time | email | phone | path | code | weekday | name
     value: Scalar
     start: int
     end: int
@@ -69,6 +70,8 @@ def values_in(text: str, *, year: int | None = None, small: bool = False) -> lis
         found.append(Value("email", m.group().casefold(), m.start(), m.end(), m.group()))
     for m in _WEEKDAY.finditer(norm):
         found.append(Value("weekday", m.group(), m.start(), m.end(), m.group()))
+    for m in PHONE.finditer(norm):
+        found.append(Value("phone", m.group(), m.start(), m.end(), m.group()))
     for m in _PATH.finditer(norm):
         found.append(Value("path", m.group(), m.start(), m.end(), m.group()))
     for m in _CODE.finditer(norm):
@@ -91,9 +94,9 @@ def values_in(text: str, *, year: int | None = None, small: bool = False) -> lis
         found.append(Value("number", value, n.start, n.end, norm[n.start:n.end]))
     for m in _NAME.finditer(norm):
         words = [re.sub(r"'s$", "", w) for w in m.group().split()]
-        if len(words) == 1 and (_SENTENCE_START.search(norm[:m.start()]) or (
+        if len(words) == 1 and (_SENTENCE_START.search(norm[:m.start()]) or norm[m.end():m.end() + 1] == ":" or (
                 _OPENER.search(norm[:m.start()]) and re.match(r"\s+[a-z]", norm[m.end():]))):
-            continue  # a capitalised first word of a sentence ("Can we meet?") is not a name
+            continue  # a capitalised first word of a sentence ("Can we meet?") or a field label ("Goal:") is no name
         while words and words[0].casefold() in _STOP_NAMES:
             words = words[1:]
         while words and words[-1].casefold() in _STOP_NAMES:
@@ -107,7 +110,7 @@ def values_in(text: str, *, year: int | None = None, small: bool = False) -> lis
     return _most_specific(found)
 
 
-_RANK = {"email": 0, "path": 1, "date": 2, "time": 3, "code": 4, "number": 5, "weekday": 6, "name": 7}
+_RANK = {"email": 0, "phone": 0, "path": 1, "date": 2, "time": 3, "code": 4, "number": 5, "weekday": 6, "name": 7}
 
 
 def _most_specific(found: list[Value]) -> list[Value]:
@@ -135,6 +138,8 @@ def grounded_in(value: Value, text: str) -> bool:
     """Whether ``text`` (a tool result, the goal) states ``value``."""
     if not text:
         return False
+    if value.kind == "phone":
+        return phone_digits(str(value.value))[-7:] in phone_digits(text)
     if value.kind in {"email", "code", "name", "path", "weekday"}:
         norm = normalise_text(text)
         needle = normalise_text(str(value.value))
@@ -142,11 +147,30 @@ def grounded_in(value: Value, text: str) -> bool:
     return states(text, value.value)
 
 
+def phone_digits(text: str) -> str:
+    """The digits of a phone number (or of every phone number a text holds), for comparing however it is written."""
+    return "".join(ch for m in PHONE.finditer(normalise_text(text)) for ch in m.group() if ch.isdigit()) \
+        if PHONE.search(normalise_text(text)) else ""
+
+
+def phone_options(phone: str) -> list[str]:
+    """A phone number written the ways an answer may write it: with or without the country code, grouped."""
+    groups = re.findall(r"\d+", phone)
+    national = groups[1:] if phone.strip().startswith("+") and len(groups) > 2 else groups
+    if len(national) < 2:
+        return [phone]
+    head, rest = national[0], national[1:]
+    return list(dict.fromkeys([phone, "-".join(national), " ".join(national), f"({head}) {'-'.join(rest)}",
+                               f"({head}) {' '.join(rest)}", ".".join(national), "".join(national)]))
+
+
 def precise_number(value: Value, texts: Iterable[str]) -> Scalar:
     """The number as the results state it when the text rounds it (4.36 written for 4.3612 is 4.3612)."""
     if value.kind != "number":
         return value.value
     written = normalise_text(value.text)
+    if isinstance(value.value, int | float) and value.value < 0 and not written.lstrip().startswith("-"):
+        written = "-" + written.lstrip()  # the sign is read before the digits the mention spans
     for text in texts:
         for n in number_mentions(normalise_text(text)):
             if n.decimals > _decimals(written) and find_in_normalised(written, n.value):

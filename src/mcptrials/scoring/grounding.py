@@ -55,7 +55,8 @@ _NOT_A_CODE = re.compile(r"^(?:\d+(?:st|nd|rd|th|am|pm|h|hr|hrs|min|mins|km|mi|m
                          r"q[1-4]|h[12]|fy\d{2,4}|mp[34]|r2|[ap]m-\d+|[a-z]{1,2}[23]|(?:utc|gmt)-?\d{1,2}|covid-19|co2|h2o|pm\d+|p\d\d?|"
                          r"[a-z]+-\d{4}|\d+-[a-z]+)$")
 _ASSERTS = re.compile(r"\d|day\b|mon\b|tue|wed\b|thu|fri\b|sat\b|sun\b")
-_PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?[ .-]\d{3}[ .-]\d{3,4}(?![\w]|\.\d)")
+PHONE = re.compile(  # a phone number as written: +1 676-808-2587, (676) 808-2587
+    r"(?<![\w.])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?[ .-]\d{3}[ .-]\d{3,4}(?![\w]|\.\d)")
 _SCALE_SHIFTS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
 _FACTORS = (60.0, 1 / 60.0, 24.0, 1 / 24.0, 1.609344, 1 / 1.609344, 0.3048, 1 / 0.3048, 0.45359237, 1 / 0.45359237,
             3.6, 1 / 3.6, 100.0, 0.01, 2.54, 1 / 2.54, 3.785411784, 1 / 3.785411784, 7.0, 1 / 7.0, 365.0, 12.0,
@@ -312,7 +313,7 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
     ev = _evidence(task, episode)
     allowed = list(allow)
     problems: list[str] = []
-    phones = [(m.start(), m.end()) for m in _PHONE.finditer(norm)]
+    phones = [(m.start(), m.end()) for m in PHONE.finditer(norm)]
     digits = re.sub(r"\D", "", ev.text)
     for start, end in phones:
         if re.sub(r"\D", "", norm[start:end]) not in digits:
