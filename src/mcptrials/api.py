@@ -98,7 +98,7 @@ def build_report(db: str | Path = "mcptrials.db", *, k: int | None = None) -> di
     from mcptrials.report.summary import report_from_store
     from mcptrials.store.db import Store
 
-    store = Store(db)
+    store = Store(db, read_only=True)
     try:
         return report_from_store(store, k)
     finally:
@@ -120,7 +120,7 @@ def export_results(db: str | Path, fmt: str, out: str | Path) -> list[Path]:
     from mcptrials.export.command import export as export_store
     from mcptrials.store.db import Store
 
-    store = Store(db)
+    store = Store(db, read_only=True)
     try:
         return export_store(store, fmt, Path(out))[1]
     finally:

@@ -463,7 +463,9 @@ def run(
 
 def _print_next_steps(db: str) -> None:
     """After the quick start: where to look, and how to point the harness at a real model and one's own servers."""
-    at = "" if db == DEFAULT_DB else f" --db {db}"
+    from mcptrials.store.engine import display_url
+
+    at = "" if db == DEFAULT_DB else f" --db {display_url(db)}"
     steps = [
         (f"mcptrials view{at}", "browse the runs and every episode, step by step, in the browser"),
         (f"mcptrials report{at} --format html -o report.html", "the results as one self-contained HTML page"),
@@ -608,7 +610,7 @@ def report(
             from mcptrials.evolve.versions import Lineages
 
             found = Lineages(lineages)
-        store = Store(db)
+        store = Store(db, read_only=True)
         if decay:
             _print_decay(store, fmt)
             return
@@ -1402,7 +1404,7 @@ def export_cmd(
 
     with _user_errors():
         _require_db(db)
-        count, files = export(Store(db), fmt, out_path)
+        count, files = export(Store(db, read_only=True), fmt, out_path)
     if files:
         err.print(f"exported {count} episode(s) -> {len(files)} file(s) in {files[0].parent}", highlight=False)
 
@@ -1445,9 +1447,13 @@ def view(
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Local port to serve on.")] = 8765,
     host: Annotated[str, typer.Option("--host", help="Interface to bind (default: this machine only).")]
     = "127.0.0.1",
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", help="Another name this viewer is reached by (repeatable); requests naming any host other "
+                             "than an IP address, localhost, --host or these are refused (421).")] = None,
 ) -> None:
     """Browse stored results in a local web app: runs, outcome matrix, episodes, side-by-side (read-only)."""
     from mcptrials.view.app import check_port, create_app, open_store, serve
+    from mcptrials.view.hosts import is_public
 
     with _user_errors():
         _require_db(db)
@@ -1455,9 +1461,13 @@ def view(
             check_port(host, port)
         except OSError as exc:
             raise UsageError(str(exc)) from None
-        web = create_app(*open_store(db))
+        web = create_app(*open_store(db), host=host, allow_hosts=allow_host or ())
     from mcptrials.store.engine import display_url
 
+    if is_public(host):
+        err.print(f"[yellow]warning:[/yellow] --host {escape(host)} serves the store to every machine that can "
+                  "reach this one, with no password; use --host 127.0.0.1 unless that is what you want",
+                  highlight=False)
     err.print(f"mcptrials view: http://{host}:{port}/  ({display_url(db)}, read-only; Ctrl-C to stop)",
               highlight=False)
     serve(web, host=host, port=port)
@@ -1477,7 +1487,7 @@ def show(
     with _user_errors():
         _require_db(db)
         try:
-            found = build(load_episode(Store(db), episode))
+            found = build(load_episode(Store(db, read_only=True), episode))
         except EpisodeLookupError as exc:
             raise UsageError(str(exc)) from None
     print_episode(found, out)

@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from mcptrials.safety.urls import MASK, masked_urls, public_url
+
 SCHEMA_VERSION = 1
 SEPARATOR = "__"
 """Joins a server name and a tool name into the qualified name the agent sees."""
@@ -38,6 +40,20 @@ def split_qualified(name: str) -> tuple[str, str]:
     if not sep or not server or not tool:
         raise ValueError(f"{name!r} is not a qualified tool name (expected server{SEPARATOR}tool)")
     return server, tool
+
+
+SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+"""What a server may be called: letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 64
+characters, and never the separator ``__`` (a name is shown, logged and part of tool names; it is never a path)."""
+
+
+def server_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a server (one phrase), or None when it can."""
+    if not SERVER_NAME.fullmatch(name):
+        return "a server name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    if SEPARATOR in name:
+        return f"a server name must not contain {SEPARATOR!r}"
+    return None
 
 
 def stable_hash(value: Any) -> str:
@@ -76,6 +92,14 @@ class ServerSpec(_Model):
     reuse: bool | None = None
     """May one process serve many episodes (``servers.pool``)? None: decided by kind (bundled read-only: yes)."""
 
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, name: str) -> str:
+        problem = server_name_problem(name)
+        if problem:
+            raise ValueError(problem)
+        return name
+
     _expanded: dict[str, str] = PrivateAttr(default_factory=dict)
     """Values that ``${VAR}`` references in the config expanded to -> the reference (never stored)."""
 
@@ -98,14 +122,13 @@ class ServerSpec(_Model):
             data["args"] = [_unexpanded(a, self._expanded) for a in data["args"]]
         data["env"] = dict.fromkeys(self.env, MASK)
         data["headers"] = dict.fromkeys(self.headers, MASK)
-        data["url"] = _masked_url(data["url"]) if data["url"] else data["url"]
+        data["url"] = public_url(data["url"])
         data["args"] = _masked_args(data["args"])
         if self.faketime:  # the default stays out of the record, so earlier runs keep their keys
             del data["faketime"]
         return data
 
 
-MASK = "***"
 MIN_SECRET_CHARS = 6
 """Expanded values shorter than this are left alone in stored records (a ``1`` or ``on`` is no secret)."""
 
@@ -119,43 +142,11 @@ def _unexpanded(text: str | None, expanded: dict[str, str]) -> str | None:
             text = text.replace(value, expanded[value])
     return text
 
+
 _SECRET_FLAG = re.compile(r"^--?[\w-]*(key|token|secret|password|passwd|auth|credential)[\w-]*$", re.IGNORECASE)
-
-
-def _masked_url(url: str) -> str:
-    """``url`` with its password and every query value masked (a token in a URL is a secret)."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if parts.password is not None:
-            netloc = f"{parts.username}:{MASK}@{netloc.rsplit('@', 1)[1]}"
-        query = urlencode([(k, MASK) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
-        return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-    except ValueError:
-        return MASK
-
-
-def public_url(url: str | None) -> str | None:
-    """``url`` safe to store or print: its password and query values masked (None stays None)."""
-    return _masked_url(url) if url else url
-
-
 _SECRET_ASSIGNMENT = re.compile(r"^-{0,2}[\w-]*(key|token|secret|password|passwd|auth|credential)[\w-]*$",
                                 re.IGNORECASE)
 """The name part of a ``NAME=value`` argument whose value is a secret (``--token=X``, ``-e GITHUB_TOKEN=X``)."""
-URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
-"""A URL inside a command-line argument (``https://host/mcp?key=X``, ``--upstream-url=http://u:pw@host``)."""
-
-
-def _masked_urls(arg: str) -> str:
-    """``arg`` with each URL in it that has a password or a query masked (others left exactly as written)."""
-    def mask(match: re.Match[str]) -> str:
-        url = match.group()
-        return url if "@" not in url and "?" not in url else _masked_url(url)
-
-    return URL_IN_TEXT.sub(mask, arg) if "://" in arg else arg
 
 
 def _masked_args(args: list[str]) -> list[str]:
@@ -169,7 +160,7 @@ def _masked_args(args: list[str]) -> list[str]:
         elif out and _SECRET_FLAG.match(out[-1]) and not arg.startswith("-"):
             out.append(MASK)
         else:
-            out.append(_masked_urls(arg))
+            out.append(masked_urls(arg))
     return out
 
 

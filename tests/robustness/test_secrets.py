@@ -63,9 +63,10 @@ def _everything_written(*roots: Path) -> dict[str, bytes]:
     return files
 
 
-@pytest.mark.slow
-def test_six_planted_secrets_are_masked_everywhere(tmp_path: Path, fake_openai: FakeOpenAI, http_server: int,
-                                                   mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def _plant(tmp_path: Path, fake_openai: FakeOpenAI, http_server: int,
+           monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path, str]:
+    """The servers and tasks files, the temp folder the run's processes use, and the model's base URL, with the six
+    secrets planted in them and in the environment."""
     fake_openai.responder = _model
     servers = {"mcpServers": {
         "hostile": {"command": "python", "args": [str(HOSTILE), "--label", "${LABEL_SECRET}"],
@@ -87,6 +88,13 @@ def test_six_planted_secrets_are_masked_everywhere(tmp_path: Path, fake_openai: 
     monkeypatch.setenv("ENV_SECRET", SECRETS["expanded_env"])
     monkeypatch.setenv("TMPDIR", str(temp))
     base_url = fake_openai.base_url.replace("http://", f"http://user:{SECRETS['base_url_userinfo']}@")
+    return servers_path, tasks_path, temp, base_url
+
+
+@pytest.mark.slow
+def test_six_planted_secrets_are_masked_everywhere(tmp_path: Path, fake_openai: FakeOpenAI, http_server: int,
+                                                   mark: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    servers_path, tasks_path, temp, base_url = _plant(tmp_path, fake_openai, http_server, monkeypatch)
     db, out = tmp_path / "runs.db", tmp_path / "out"
     out.mkdir()
     runner = CliRunner()
@@ -130,3 +138,101 @@ def test_six_planted_secrets_are_masked_everywhere(tmp_path: Path, fake_openai: 
     left = wait_gone(mark)
     assert left == [], describe(left)
     assert os.environ["OPENAI_API_KEY"] == SECRETS["api_key"]
+
+
+def _view_pages(db: str, run_ids: list[str], episode_ids: list[str]) -> list[str]:
+    """What `mcptrials view` says on start and every page a user can open, over the store ``db``."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    process = subprocess.Popen([sys.executable, "-m", "mcptrials.cli", "view", "--db", db, "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    paths = ["/", "/matrix", "/episodes", "/episodes?outcome=infra_error", "/nowhere",
+             *(f"/run/{r}" for r in run_ids), *(f"/episode/{e}" for e in episode_ids),
+             f"/diff?a={episode_ids[0]}&b={episode_ids[-1]}", f"/diff?a={episode_ids[0]}"]
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.communicate()
+            try:
+                httpx.get(base + "/", timeout=5)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        pages = [httpx.get(base + path, timeout=30).text for path in paths]
+    finally:
+        process.terminate()
+        said, _ = process.communicate(timeout=10)
+    return [said, *pages]
+
+
+@pytest.mark.slow
+def test_no_output_of_a_postgres_store_holds_a_planted_secret(tmp_path: Path, fake_openai: FakeOpenAI,
+                                                              http_server: int, mark: str, postgres_url: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The six secrets of a run, plus the store's own: the PostgreSQL password and a token in the ``--db`` URL.
+    Every output is rendered (each report format from the CLI and the API, each viewer page, `show`, both
+    exports, the command lines' output, the temp folder's logs) and the stored rows read back: none holds one."""
+    import subprocess
+    import sys
+
+    from pg_cluster import PASSWORD
+    from sqlalchemy import MetaData, create_engine, select
+
+    import mcptrials
+
+    secrets = {**SECRETS, "db_password": PASSWORD, "db_url_query": "SECRET7-dbquerytok-3e8d"}
+    servers_path, tasks_path, temp, base_url = _plant(tmp_path, fake_openai, http_server, monkeypatch)
+    db = f"{postgres_url}?application_name={secrets['db_url_query']}"
+    out = tmp_path / "out"
+    out.mkdir()
+    said: list[str] = []
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, "-m", "mcptrials.cli", *args], capture_output=True, text=True,
+                              timeout=300)
+        said.extend([done.stdout, done.stderr])
+        assert done.returncode in (0, 1), done.stderr  # report exits 1 when nothing passed
+        return done
+
+    cli("run", "--model", "openai:fake-model", "--base-url", base_url, "--servers", str(servers_path),
+        "--tasks", str(tasks_path), "--db", db)
+    for fmt in ("table", "json", "csv", "html"):
+        cli("report", "--db", db, "--format", fmt, "--out", str(out / f"report.{fmt}"), "--episodes")
+    cli("report", "--db", db, "--episodes")
+    mcptrials.write_report(db, out / "api-report.html")
+    said.append(json.dumps(mcptrials.build_report(db), default=str))
+    cli("export", "--format", "jsonl", "--db", db, "--out", str(out / "episodes.jsonl"))
+    cli("export", "--format", "inspect", "--db", db, "--out", str(out / "inspect"))
+    engine = create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"))
+    tables = MetaData()
+    tables.reflect(engine)
+    with engine.connect() as conn:
+        stored = {name: [tuple(row) for row in conn.execute(select(table))] for name, table in tables.tables.items()}
+    engine.dispose()
+    run_ids = [row[0] for row in stored["runs"]]
+    episode_ids = [row[0] for row in stored["episodes"]]
+    assert len(run_ids) == 1 and len(episode_ids) == 2
+    for episode_id in episode_ids:
+        cli("show", episode_id, "--db", db)
+    said.extend(_view_pages(db, run_ids, episode_ids))
+
+    # the outputs are really there and really about this run
+    html = (out / "report.html").read_text()
+    assert "postgresql://postgres:***@127.0.0.1" in html and "application_name=***" in html
+    assert "postgresql://postgres:***@127.0.0.1" in (out / "api-report.html").read_text()
+    assert any("hostile__reveal" in page for page in said) and len(list((out / "inspect").iterdir())) >= 1
+    written = {path: data.decode(errors="replace") for path, data in _everything_written(out, temp).items()}
+    texts = {**written, "command output and viewer pages": "\n".join(said), "stored rows": repr(stored)}
+    leaks = {(name, where) for where, text in texts.items() for name, secret in secrets.items() if secret in text}
+    assert leaks == set()
+    assert wait_gone(mark) == []

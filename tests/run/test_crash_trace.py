@@ -45,7 +45,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _runs_page(db: Path) -> str:
-    with TestClient(create_app(*open_store(str(db)))) as client:
+    with TestClient(create_app(*open_store(str(db))), base_url="http://127.0.0.1") as client:
         page = client.get("/")
     assert page.status_code == 200
     return " ".join(page.text.split())

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from mcptrials.model import Episode, ServerSpec, Task, ToolCallRecord, ToolInfo, stable_hash
+from mcptrials.safety.secrets import HIDDEN_VALUES
 from mcptrials.scoring.matchers import effective_arguments
 from mcptrials.store.db import Store, is_sqlite, task_version
+from mcptrials.store.engine import display_url
 
 INFRA_KINDS = frozenset({"timeout", "server_crash", "server_unavailable", "replay_miss"})
 """Error kinds that are not an answer of the recorded server (never evidence that it keeps state)."""
@@ -163,6 +165,12 @@ def _replay_sources(config: Mapping[str, Any]) -> list[str]:
     return list(replay.get("source_runs", [])) if isinstance(replay, Mapping) else []
 
 
+def _same_file(path: Path, db: str) -> bool:
+    """Whether the recording is the run's own store (which the run migrates and writes anyway)."""
+    target = Path(db).expanduser()
+    return "://" not in db and target.exists() and target.samefile(path)
+
+
 def load_recording(source: str, db: str) -> tuple[Recording, Store]:
     """The recording named by ``source``: a store file (its recorded runs) or a run id in the store ``db``."""
     path = Path(source).expanduser()
@@ -170,7 +178,7 @@ def load_recording(source: str, db: str) -> tuple[Recording, Store]:
         if path.is_dir() or not is_sqlite(path):
             raise ReplayError(f"--replay {source}: not a result store (expected a SQLite file written by "
                               "`mcptrials run`, or a run id in --db)")
-        store = Store(path)
+        store = Store(path, read_only=not _same_file(path, db))  # a recording is read, never changed
         all_runs = store.runs()
         chosen = [r["id"] for r in all_runs if not _replay_sources(r["config"])]
         if not chosen:
@@ -184,7 +192,7 @@ def load_recording(source: str, db: str) -> tuple[Recording, Store]:
         all_runs = store.runs()
         if source not in {r["id"] for r in all_runs}:
             known = ", ".join(r["id"] for r in all_runs[-5:]) or "none"
-            raise ReplayError(f"--replay {source}: no run {source!r} in {db} (latest runs: {known})")
+            raise ReplayError(f"--replay {source}: no run {source!r} in {display_url(db)} (latest runs: {known})")
         chosen = [source]
     descendants = [r["id"] for r in all_runs if set(_replay_sources(r["config"])) & set(chosen)]
     originals = set(chosen)
@@ -208,7 +216,7 @@ def load_recording(source: str, db: str) -> tuple[Recording, Store]:
         if run["id"] in originals:
             for name, data in (run["config"].get("servers") or {}).items():
                 try:
-                    servers[name] = ServerSpec.model_validate(data)
+                    servers[name] = ServerSpec.model_validate({k: v for k, v in data.items() if k != HIDDEN_VALUES})
                 except ValueError:
                     continue
     tasks = store.tasks()

@@ -99,7 +99,8 @@ class RefreshStore:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        _meta.create_all(store.engine)
+        if not store.read_only:  # a reader's store is at head, which has them
+            _meta.create_all(store.engine)
 
     def first(self, task_id: str) -> Baseline | None:
         """The oldest stored refresh of a task that recorded a baseline (not a broken one)."""

@@ -270,11 +270,16 @@ th{background:#f9fafb} td[data-value]{text-align:right;font-variant-numeric:tabu
 """
 
 
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+"""JSON escapes for the characters that could end or re-open the embedded data block (``</script``,
+``<!--<script``): the JSON means the same, and no stored text can change how the page is parsed."""
+
+
 def render_html(report: dict[str, Any], title: str = "mcptrials report", source: str = "") -> str:
     """The whole report as one HTML document with plotly.js inlined (no network needed to view it)."""
     summary = report["summary"]
     colours = colours_for(summary)
-    data = json.dumps(report, default=str, sort_keys=False).replace("</", "<\\/")
+    data = json.dumps(report, default=str, sort_keys=False).translate(_SCRIPT_SAFE)
     parts: list[str] = []
     nav: list[tuple[str, str]] = []
 

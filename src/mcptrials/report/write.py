@@ -14,7 +14,8 @@ class OutputError(ValueError):
 
 
 def rendered(report: dict[str, Any], fmt: str, source: str = "") -> str:
-    """``report`` as json, csv or html text (every format from the same dict)."""
+    """``report`` as json, csv or html text (every format from the same dict); ``source`` (the store's path or
+    URL, shown in the html header) is masked here, so no caller can print a password."""
     from mcptrials.report.render import render_csv, render_json
 
     if fmt == "json":
@@ -23,8 +24,9 @@ def rendered(report: dict[str, Any], fmt: str, source: str = "") -> str:
         return render_csv(report)
     if fmt == "html":
         from mcptrials.report.html import render_html
+        from mcptrials.safety.urls import masked_url
 
-        return render_html(report, source=f"from {source}" if source else "")
+        return render_html(report, source=f"from {masked_url(source)}" if source else "")
     raise OutputError(f"unknown format {fmt!r} (table, json, csv, html)")
 
 

@@ -34,7 +34,14 @@ from mcptrials.model import (
 from mcptrials.models.base import ChatModel, EpisodeContext, ProviderError
 from mcptrials.run.offer import episode_servers, offer_filter
 from mcptrials.safety.caps import cap_episode
-from mcptrials.safety.secrets import redact, run_secrets, scrub_episode, scrub_tools
+from mcptrials.safety.secrets import (
+    HIDDEN_VALUES,
+    hidden_values_digest,
+    redact,
+    run_secrets,
+    scrub_episode,
+    scrub_tools,
+)
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.scoring.state import capture_state
@@ -95,9 +102,7 @@ class RunPlan:
             "agent": self.agent.settings(),
             "model": self.model.settings() if self.model is not None else None,
             "limits": {"call_timeout": self.limits.call_timeout, "output_cap": self.limits.output_cap},
-            "servers": {name: {k: v for k, v in spec.public_view().items()
-                                if k not in {"fixtures", "reuse"}}
-                        for name, spec in sorted(self.servers.items())},
+            "servers": {name: _server_settings(spec) for name, spec in sorted(self.servers.items())},
             "version": self.version,
             **({"pool": self.pool} if self.pool != "task" else {}),
             **({"distractors": self.distractors} if self.distractors else {}),
@@ -112,6 +117,17 @@ class RunPlan:
                 "server_reuse": {name: reuse_reason(spec)[1] for name, spec in sorted(self.servers.items())},
                 "tasks": len(self.tasks), "package_version": mcptrials.__version__,
                 "git_revision": _git_revision(), "python": platform.python_version()}
+
+
+_NOT_IN_KEY = frozenset({"fixtures", "reuse"})
+
+
+def _server_settings(spec: ServerSpec) -> dict[str, Any]:
+    """A server's part of the settings: its public view, and a digest of the values that view masks (when it
+    masks any), so two runs whose servers differ only in a masked value do not share stored results."""
+    shown = {k: v for k, v in spec.public_view().items() if k not in _NOT_IN_KEY}
+    hidden = hidden_values_digest(spec, _NOT_IN_KEY)
+    return shown if hidden is None else {**shown, HIDDEN_VALUES: hidden}
 
 
 @dataclass

@@ -7,6 +7,8 @@ token, an HTTP error naming a URL with a ``?token=``, a tool echoing its environ
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
 import re
@@ -19,11 +21,11 @@ from mcptrials.model import (
     _SECRET_FLAG,
     MASK,
     MIN_SECRET_CHARS,
-    URL_IN_TEXT,
     Episode,
     ServerSpec,
     ToolInfo,
 )
+from mcptrials.safety.urls import URL_IN_TEXT
 
 _AUTH_SCHEME = re.compile(r"^(bearer|basic|token|apikey)\s+", re.IGNORECASE)
 
@@ -83,6 +85,30 @@ def spec_secrets(spec: ServerSpec) -> set[str]:
             found |= _url_secrets(url)
         previous = arg
     return {s for s in found if len(s) >= MIN_SECRET_CHARS}
+
+
+HIDDEN_VALUES = "hidden_values"
+"""The key of ``hidden_values_digest`` beside a server's public view in a run's recorded settings."""
+
+
+def hidden_values_digest(spec: ServerSpec, leave_out: Iterable[str] = ()) -> str | None:
+    """A one-way digest of what ``spec.public_view`` masks (env and header values, ``${input:}``, ``${env:}`` and
+    ``${VAR}`` expansions, URL passwords and queries, secret flags' values); None when it masks nothing.
+
+    Put beside the public view in a run's settings, it keys stored results to the values a server really ran
+    with (another ``--input tz=...`` is another configuration) without storing a secret: the digest is a slow
+    salted hash (PBKDF2), so a short secret cannot be found from it by trying candidates quickly.
+    """
+    full = {k: v for k, v in spec.model_dump().items() if k not in set(leave_out)}
+    shown = {k: v for k, v in spec.public_view().items() if k not in set(leave_out)}
+    if spec.faketime:
+        full.pop("faketime", None)
+    return None if full == shown else _slow_digest(json.dumps(full, sort_keys=True, default=str))
+
+
+@functools.lru_cache(maxsize=256)
+def _slow_digest(text: str) -> str:
+    return hashlib.pbkdf2_hmac("sha256", text.encode(), b"mcptrials-server-values", 100_000).hex()[:32]
 
 
 def model_secrets(model: Any) -> set[str]:

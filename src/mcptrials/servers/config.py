@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from mcptrials.model import ServerSpec
+from mcptrials.model import ServerSpec, server_name_problem
 from mcptrials.safety.loading import DocumentError, load_document
 
 EPISODE_VARS = ("MCPTRIALS_SANDBOX", "MCPTRIALS_NOW", "MCPTRIALS_EPISODE")
@@ -213,8 +213,9 @@ def parse_servers(data: Any, source: str = "<config>", environ: Mapping[str, str
             continue
         if not isinstance(name, str):
             raise ConfigError(f"{source}: server name {name!r} is a {type(name).__name__}, not text; quote it")
-        if "__" in name:
-            raise ConfigError(f"{source}: server {name!r}: a server name must not contain '__'")
+        problem = server_name_problem(name)
+        if problem:
+            raise ConfigError(f"{source}: server {name!r}: {problem}")
         keys: list[str] = []
         specs[name] = parse_server_entry(name, entry, source, dialect=dialect, ignored=keys)
         for key in keys:

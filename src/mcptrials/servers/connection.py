@@ -31,7 +31,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from mcptrials.model import ErrorKind, ServerSpec, ToolInfo
+from mcptrials.model import ErrorKind, ServerSpec, ToolInfo, stable_hash
 from mcptrials.safety.secrets import redact, spec_secrets
 from mcptrials.servers import forkserver
 from mcptrials.servers.client import (
@@ -241,7 +241,8 @@ class ServerConnection:
         if environment is not None:
             self._forks = await anyio.to_thread.run_sync(forkserver.shared, environment)
         log_dir = self.log_dir or self.sandbox.parent
-        self._stderr_path = log_dir / f"{self.spec.name}.stderr.log"
+        # named by a hash, never by the server's name: a name is text from a config file, not a path
+        self._stderr_path = log_dir / f"server-{stable_hash(self.spec.name)}.stderr.log"
         started = False
         failure: str | None = None
         t0 = time.perf_counter()

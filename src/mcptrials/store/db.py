@@ -38,10 +38,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlalchemy.exc import DBAPIError
 
 from mcptrials.model import Episode, Score, Task, ToolInfo
 from mcptrials.store.engine import StoreError, display_url, open_engine, store_url
+from mcptrials.store.migrate import check_store
 
 metadata = MetaData()
 
@@ -163,20 +164,30 @@ class Store:
     masked: the password is never stored or printed.
     """
 
-    def __init__(self, url: str | Path | URL, *, migrate: bool = True) -> None:
+    def __init__(self, url: str | Path | URL, *, migrate: bool = True, read_only: bool = False) -> None:
         """``url`` may also be an engine's (unmasked) URL; ``migrate=False`` opens a store another opener
-        has already migrated (a re-scoring helper process)."""
+        has already migrated (a re-scoring helper process).
+
+        ``read_only``: for commands that only read (report, view, show, export, a replay's recording): the
+        database is opened so that nothing can be written, nothing is migrated, and a database that is not an
+        up-to-date mcptrials store is refused with one line (``StoreError``).
+        """
         from mcptrials.store.migrate import upgrade
 
-        target = url if isinstance(url, URL) else store_url(url)
+        target = url if isinstance(url, URL) else _existing(url) if read_only else store_url(url)
         self.url = display_url(target)
+        self.read_only = read_only
         self._known_tools: set[str] = set()
-        self.engine: Engine = open_engine(target)
-        if not migrate:
-            return
+        self.engine: Engine = open_engine(target, read_only=read_only)
         try:
-            upgrade(self.engine, metadata)
-        except (OperationalError, ProgrammingError) as exc:
+            if read_only:
+                check_store(self.engine, display_url(url))
+            elif migrate:
+                upgrade(self.engine, metadata)
+        except StoreError:
+            self.engine.dispose()
+            raise
+        except DBAPIError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
 
@@ -393,6 +404,14 @@ def score_row(score: Score) -> dict[str, Any]:
     return {"episode_id": score.episode_id, "scorer": score.scorer, "scorer_version": score.scorer_version,
             "passed": None if score.passed is None else int(score.passed), "value": score.value,
             "data": score.model_dump_json()}
+
+
+def _existing(target: str | Path) -> URL:
+    """The URL of a store that must already exist (a reader never creates one, nor its folder)."""
+    text = str(target)
+    if "://" in text:
+        return store_url(text)
+    return URL.create("sqlite", database=str(Path(text).expanduser()))
 
 
 def _first_line(exc: Exception) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import re
+import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+from mcptrials.safety.urls import masked_url
 
 
 class StoreError(Exception):
@@ -32,30 +35,18 @@ def store_url(target: str | Path) -> URL:
 
 
 def display_url(target: str | Path | URL) -> str:
-    """The store's address as it may be printed or stored: the password is masked."""
-    if isinstance(target, URL):
-        return _masked_query(target).render_as_string(hide_password=True)
-    text = str(target)
-    if "://" not in text:
-        return text
-    try:
-        return _masked_query(make_url(text)).render_as_string(hide_password=True)
-    except ArgumentError:
-        head, _, rest = text.partition("://")
-        return f"{head}://***@{rest.rpartition('@')[2]}" if "@" in rest else text
+    """The store's address as it may be printed or stored: a path as written, a URL through ``masked_url``."""
+    return masked_url(target.render_as_string(hide_password=False) if isinstance(target, URL) else str(target))
 
 
-_SECRET_PARAM = re.compile(r"pass|pwd|secret|token|key", re.IGNORECASE)
+def open_engine(url: URL, *, read_only: bool = False) -> Engine:
+    """An engine for ``url``; SQLite gets WAL and a busy timeout so several processes can write.
 
-
-def _masked_query(url: URL) -> URL:
-    """``?password=...`` (libpq accepts it there too) and other secret-looking parameters masked."""
-    hidden = {k: "***" for k in url.query if _SECRET_PARAM.search(k)}
-    return url.update_query_dict(hidden) if hidden else url
-
-
-def open_engine(url: URL) -> Engine:
-    """An engine for ``url``; SQLite gets WAL and a busy timeout so several processes can write."""
+    ``read_only``: the database refuses every write (SQLite opened ``mode=ro``, PostgreSQL sessions read-only),
+    so a command that only reads can never change the file or database it is pointed at.
+    """
+    if read_only and url.get_backend_name() == "sqlite":
+        url = _read_only_sqlite(url)
     try:
         engine = create_engine(url, future=True, pool_pre_ping=url.get_backend_name() != "sqlite")
     except NoSuchModuleError:
@@ -64,14 +55,42 @@ def open_engine(url: URL) -> Engine:
         extra = " (pip install 'mcptrials[postgres]')" if url.get_backend_name() == "postgresql" else ""
         raise StoreError(f"cannot open {display_url(url)}: missing database driver {exc.name}{extra}") from None
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_reader if read_only else sqlite_pragmas)
+    elif read_only:
+        event.listen(engine, "connect", _read_only_session)
     return engine
+
+
+def _read_only_sqlite(url: URL) -> URL:
+    """The SQLite file of ``url`` opened as a read-only URI; ``immutable`` where SQLite could not open it so (a
+    WAL store in a folder nobody may write, e.g. a read-only mount, has no ``-shm`` file and none can be made)."""
+    path = Path(url.database or "")
+    query = {"mode": "ro", "uri": "true"}
+    if not os.access(path.parent, os.W_OK) and not Path(f"{path}-shm").exists():
+        query["immutable"] = "1"
+    return URL.create("sqlite", database=f"file:{quote(str(path))}", query=query)
+
+
+def _sqlite_reader(dbapi_conn: Any, _record: Any) -> None:
+    """Per-connection settings of a read-only SQLite connection: wait for a writer's lock, change nothing."""
+    _pragmas(dbapi_conn, "busy_timeout=30000")
+
+
+def _read_only_session(dbapi_conn: Any, _record: Any) -> None:
+    """Make every transaction of a new PostgreSQL connection read-only."""
+    cursor = dbapi_conn.cursor()
+    cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    cursor.close()
+    dbapi_conn.commit()
 
 
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     """Per-connection SQLite settings: wait for locks first (WAL switch needs one), then WAL."""
+    _pragmas(dbapi_conn, "busy_timeout=30000", "journal_mode=WAL", "synchronous=NORMAL")
+
+
+def _pragmas(dbapi_conn: Any, *settings: str) -> None:
     cursor = dbapi_conn.cursor()
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    for setting in settings:
+        cursor.execute(f"PRAGMA {setting}")
     cursor.close()

@@ -55,6 +55,31 @@ def current(conn: Connection) -> str | None:
     return str(rows[0][0]) if len(rows) == 1 else None
 
 
+STORE_TABLES = frozenset({"runs", "episodes", "scores", "tasks", "tools"})
+"""Tables every mcptrials store has had since its first schema: a database without them is not one."""
+
+
+def check_store(engine: Engine, shown: str) -> None:
+    """Raise StoreError (one line) unless ``engine`` holds an mcptrials store at this package's revision.
+
+    For readers, which never migrate: a foreign database, one from an older mcptrials (its upgrade is a write)
+    and one from a newer mcptrials are each refused, and none is changed.
+    """
+    with engine.connect() as conn:
+        missing = STORE_TABLES - set(inspect(conn).get_table_names())
+        revision = None if missing else current(conn)
+    if missing:
+        raise StoreError(f"{shown} is not an mcptrials result store (no table {', '.join(sorted(missing))}); "
+                         "it was left unchanged")
+    if revision == HEAD:
+        return
+    if revision is not None and (not revision.isdigit() or revision > HEAD):
+        raise StoreError(f"cannot read the result store {shown}: its schema revision {revision} is newer than "
+                         f"this mcptrials reads ({HEAD}); upgrade mcptrials")
+    raise StoreError(f"the result store {shown} is from an older mcptrials (schema {revision or 'before 0001'}, "
+                     f"this one reads {HEAD}); a command that writes upgrades it (e.g. `mcptrials score --db ...`)")
+
+
 def _up_to_date(conn: Connection, extra: MetaData | None) -> bool:
     if current(conn) != HEAD:
         return False

@@ -12,6 +12,7 @@ import math
 import re
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
@@ -31,6 +33,7 @@ from mcptrials.store.run_status import run_states
 from mcptrials.view import queries
 from mcptrials.view.align import align, checkpoint_table
 from mcptrials.view.episode import FINAL, build, pretty
+from mcptrials.view.hosts import HostCheck, known_host_names
 
 HERE = Path(__file__).parent
 MATRIX_PAGE = 40
@@ -203,10 +206,14 @@ def _paginate(request: Request, count: int, size: int) -> tuple[int, int, int]:
     return page, pages, (page - 1) * size
 
 
-def create_app(store: Store, blobs: Path | None = None) -> Starlette:
-    """The web app over ``store``; ``blobs`` is the folder of tool-result media (a BlobStore root)."""
+def create_app(store: Store, blobs: Path | None = None, *, host: str = "127.0.0.1",
+               allow_hosts: Sequence[str] = ()) -> Starlette:
+    """The web app over ``store``; ``blobs`` is the folder of tool-result media (a BlobStore root).
+
+    ``host`` is the address the app is served on: requests naming another host are refused (``HostCheck``).
+    """
     viewer = Viewer(store, blobs)
-    return Starlette(routes=[
+    return Starlette(middleware=[Middleware(HostCheck, names=known_host_names(host, allow_hosts))], routes=[
         Route("/", viewer.runs),
         Route("/run/{run_id:path}", viewer.run),
         Route("/matrix", viewer.matrix),
@@ -221,9 +228,10 @@ def create_app(store: Store, blobs: Path | None = None) -> Starlette:
 
 def open_store(db: str) -> tuple[Store, Path | None]:
     """The store at ``db`` (checked to exist by the caller) and the folder of media a run keeps beside it."""
+    store = Store(db, read_only=True)
     if "://" not in db:
-        return Store(db), Path(f"{Path(db).expanduser()}.blobs")  # may appear later, while a run writes
-    return Store(db), None
+        return store, Path(f"{Path(db).expanduser()}.blobs")  # may appear later, while a run writes
+    return store, None
 
 
 def check_port(host: str, port: int) -> None:
