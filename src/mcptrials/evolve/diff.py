@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcptrials.console_tables import protect_ids
+from mcptrials.console_text import PlainTable
 from mcptrials.evolve.changes import (
     PARAM_STRUCTURE_KINDS,
     Change,
@@ -355,7 +356,7 @@ _KEYED_KINDS = frozenset({
 
 
 def _table(report: DiffReport, width: int | None = None) -> Table:
-    table = Table(title=Text(f"Tool list diff: {report.old_tool_count} -> {report.new_tool_count} tools"))
+    table = PlainTable(title=f"Tool list diff: {report.old_tool_count} -> {report.new_tool_count} tools")
     for column in ("tool", "status", "change", "param", "old", "new", "patterns"):
         table.add_column(column, overflow="fold")
     for diff in report.tools:
@@ -369,7 +370,7 @@ def _table(report: DiffReport, width: int | None = None) -> Table:
                 old_v = new_v = None
             cells = (diff.tool if i == 0 else "", diff.status if i == 0 else "", label, change.param or "",
                      _short(old_v), _short(new_v), ", ".join(diff.patterns) if i == 0 else "")
-            table.add_row(*(Text(cell) for cell in cells))
+            table.add_row(*cells)
     return protect_ids(table, ("tool", "param", "patterns", "status"), width, prose=("change", "old", "new"))
 
 

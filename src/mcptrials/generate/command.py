@@ -10,8 +10,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
+from mcptrials.console_text import PlainTable, plain
 from mcptrials.generate.ledger import Ledger
 from mcptrials.generate.pipeline import (
     Distiller,
@@ -87,8 +87,9 @@ async def generate_command(specs: Mapping[str, ServerSpec], config: GenerateConf
         world = await World.load(specs)
         if not world.tools:
             raise GenerateError("none of the configured servers listed any tool (check `mcptrials servers check`)")
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("{task.fields[note]}"), console=console, transient=False)
+        progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("{task.fields[note]}", markup=False), console=console,
+                            transient=False)
         view = _View(progress, config.n)
         generator = Generator(world, config, chat, ledger, distiller, view)
         with progress:
@@ -109,7 +110,7 @@ async def generate_command(specs: Mapping[str, ServerSpec], config: GenerateConf
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     """The yield report as a table per stage, then usage and where things went."""
-    table = Table(title=f"{report['method']} with {report['model']}: kept {report['kept']}/{report['requested']} "
+    table = PlainTable(title=f"{report['method']} with {report['model']}: kept {report['kept']}/{report['requested']} "
                         f"from {report['candidates']} candidate(s)", title_justify="left")
     for col in ("stage", "entered", "passed", "dropped (reason: count)"):
         table.add_column(col, justify="right" if col in {"entered", "passed"} else "left")
@@ -124,5 +125,5 @@ def print_report(report: dict[str, Any], console: Console) -> None:
                   f"{usage['completion_tokens']} out, cost ${usage['cost_usd']:.4f}")
     console.print(f"tools {report['tools']}, dependency edges {report['dependency_edges']} "
                   f"({report['cross_server_edges']} cross-server)")
-    console.print(f"{report['tasks_written']} task(s) -> {report['out']}; {report['alternatives_written']} "
-                  f"alternative(s) -> {report['alternatives']}; ledger {report['ledger']}")
+    console.print(plain(f"{report['tasks_written']} task(s) -> {report['out']}; {report['alternatives_written']} "
+                        f"alternative(s) -> {report['alternatives']}; ledger {report['ledger']}"))
