@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from mcptrials.console_text import PlainTable, plain
 from mcptrials.model import Episode, ServerSpec, Task
@@ -92,6 +93,13 @@ def _user_errors() -> Iterator[None]:
             RunLockedError, ExecutorError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)  # "[postgres]" is text, not markup
         raise typer.Exit(2) from None
+
+
+def _warn_unreadable(store: Any) -> None:
+    """One line per stored row a command could not read and left out (the rest of its work is done)."""
+    for line in store.unreadable:
+        err.print(Text("warning: ", "yellow") + plain(f"{store.url}: {line}; left out (damaged, or written by "
+                                                      "another version of mcptrials)"))
 
 
 # --------------------------------------------------------------------------- loading
@@ -457,6 +465,7 @@ def run(
     from mcptrials.report.summary import report_from_store
 
     print_tables(report_from_store(store), out)
+    _warn_unreadable(store)
     if quick:
         _print_next_steps(db)
 
@@ -549,6 +558,7 @@ def score(
 
             judge_model, judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url)
             judged = anyio.run(judge_stored, store, judge_list, judge_model, None, concurrency)
+    _warn_unreadable(store)
     if missing:
         err.print(f"[yellow]warning:[/yellow] no task definition for {escape(', '.join(missing))}; left unscored")
     err.print(plain(f"re-scored {count} episode(s) in {store.url}"))
@@ -619,6 +629,7 @@ def report(
             from mcptrials.judges.labelset import load_labels, measure
 
             data["agreement"] = anyio.run(measure, load_labels(labels), *_stored_world(store))
+    _warn_unreadable(store)
     if fmt != "table":
         from mcptrials.report.write import rendered, write_output
 
@@ -1387,7 +1398,9 @@ def export_cmd(
 
     with _user_errors():
         _require_db(db)
-        count, files = export(Store(db), fmt, out_path)
+        store = Store(db)
+        count, files = export(store, fmt, out_path)
+    _warn_unreadable(store)
     if files:
         err.print(plain(f"exported {count} episode(s) -> {len(files)} file(s) in {files[0].parent}"))
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcptrials.console_text import PlainTable, plain
-from mcptrials.generate.ledger import Ledger
+from mcptrials.generate.ledger import Ledger, LedgerError
 from mcptrials.generate.pipeline import (
     Distiller,
     GenerateConfig,
@@ -25,6 +25,7 @@ from mcptrials.generate.pipeline import (
 )
 from mcptrials.model import ServerSpec
 from mcptrials.models.base import ChatModel
+from mcptrials.safety.lockfile import LockHeldError, hold_lock_file
 
 MAX_FIXTURE_BYTES = 256_000
 
@@ -81,7 +82,24 @@ class _View:
 
 async def generate_command(specs: Mapping[str, ServerSpec], config: GenerateConfig, chat: ChatModel, out: Path,
                            console: Console, distiller: Distiller | None = None) -> dict[str, Any]:
-    """Run generation for ``config`` and write ``out``, its alternatives and ``<out>.yield.json``; the report."""
+    """Run generation for ``config`` and write ``out``, its alternatives and ``<out>.yield.json``; the report.
+
+    One generation at a time per ``out`` (a second is refused: it would pay for every request again).
+    """
+    try:
+        with hold_lock_file(lock_path(out), f"a generation into {out}"):
+            return await _generate(specs, config, chat, out, console, distiller)
+    except (LockHeldError, LedgerError) as exc:
+        raise GenerateError(str(exc)) from None
+
+
+def lock_path(out: Path) -> Path:
+    """The run lock beside the output: ``tasks.jsonl`` -> ``tasks.gen.lock``."""
+    return out.with_name(f"{out.stem}.gen.lock")
+
+
+async def _generate(specs: Mapping[str, ServerSpec], config: GenerateConfig, chat: ChatModel, out: Path,
+                    console: Console, distiller: Distiller | None) -> dict[str, Any]:
     ledger = Ledger(ledger_path(out))
     try:
         world = await World.load(specs)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 
@@ -65,7 +66,21 @@ def open_engine(url: URL) -> Engine:
         raise StoreError(f"cannot open {display_url(url)}: missing database driver {exc.name}{extra}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", sqlite_pragmas)
+        event.listen(engine, "handle_error", damaged_sqlite)
     return engine
+
+
+DAMAGED_SQLITE = {11: "is damaged (database disk image is malformed)", 26: "is not a SQLite database"}
+"""SQLite's primary result codes for a file that cannot be read as a database: SQLITE_CORRUPT, SQLITE_NOTADB."""
+
+
+def damaged_sqlite(context: ExceptionContext) -> None:
+    """A SQLite file found damaged or not a database, at any statement: one ``StoreError`` naming the file."""
+    found = context.original_exception
+    code = getattr(found, "sqlite_errorcode", 0) & 0xFF if isinstance(found, sqlite3.DatabaseError) else 0
+    if code in DAMAGED_SQLITE:
+        where = context.engine.url.database if context.engine is not None else None
+        raise StoreError(f"{where or 'the result store'}: {DAMAGED_SQLITE[code]}")
 
 
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
