@@ -53,6 +53,10 @@ JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_
 ALL_JUDGES = "tier2,keypoints,rubric,errors"
 
 
+STORE_UNREACHABLE = 5
+"""Exit code: the database server of the result store stopped answering while the command ran."""
+
+
 class UsageError(Exception):
     """A user error: printed as one line, exit code 2, never a traceback."""
 
@@ -78,7 +82,7 @@ def _user_errors() -> Iterator[None]:
     from mcptrials.run.offer import OfferError
     from mcptrials.servers.config import ConfigError
     from mcptrials.servers.sandbox import FixtureError
-    from mcptrials.store.engine import StoreError
+    from mcptrials.store.engine import StoreError, StoreUnreachableError
     from mcptrials.store.lock import RunLockedError
     from mcptrials.tasks.loader import TaskFileError
 
@@ -87,6 +91,10 @@ def _user_errors() -> Iterator[None]:
     except LlamaBuildError as exc:  # before ProviderError, its base: a build that crashes has its own exit code
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(LLAMA_CRASHED) from None
+    except StoreUnreachableError as exc:  # before StoreError, its base: an outage, not a setting to fix
+        err.print(f"[red]error:[/red] {escape(str(exc))}; what was stored before is safe: re-run the same command "
+                  "once it is back to resume", highlight=False)
+        raise typer.Exit(STORE_UNREACHABLE) from None
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
             ProviderError, PlanError, VersionError, JudgeSpecError, LabelError, ReplayError,
             AgentOptionError, ModuleError, RetrieverError, OfferError, OutputError, StoreError,

@@ -42,7 +42,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DatabaseError
 
 from mcptrials.model import Episode, Score, Task, ToolInfo
-from mcptrials.store.engine import StoreError, display_url, open_engine, store_url
+from mcptrials.store.engine import StoreError, StoreUnreachableError, display_url, open_engine, store_url
 
 metadata = MetaData()
 _T = TypeVar("_T")
@@ -183,6 +183,9 @@ class Store:
         except DatabaseError as exc:  # a server's refusal, or a file that is damaged or not a database
             self.engine.dispose()
             raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
+        except StoreUnreachableError as exc:  # down before anything was done: a setting to fix, not an outage
+            self.engine.dispose()
+            raise StoreError(f"cannot open the result store {self.url}: {exc.detail}") from None
 
     # -- writing -----------------------------------------------------------------------
 

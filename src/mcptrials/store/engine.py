@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, ExceptionContext, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 
 class StoreError(Exception):
     """The result store cannot be opened or used (bad URL, server down, missing driver): one clear line."""
+
+
+class StoreUnreachableError(StoreError):
+    """A database server that stopped answering (stopped, restarted, network down) while a command used it."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        super().__init__(f"{where}: the database server stopped answering ({detail})")
+        self.detail = detail
 
 
 def store_url(target: str | Path) -> URL:
@@ -66,21 +75,32 @@ def open_engine(url: URL) -> Engine:
         raise StoreError(f"cannot open {display_url(url)}: missing database driver {exc.name}{extra}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", sqlite_pragmas)
-        event.listen(engine, "handle_error", damaged_sqlite)
+        event.listen(engine, "handle_error", partial(damaged_sqlite, url.database or display_url(url)))
+    else:
+        event.listen(engine, "handle_error", partial(server_gone, display_url(url)))
     return engine
+
+
+def server_gone(where: str, context: ExceptionContext) -> None:
+    """A lost or refused connection to the database server of ``where`` (its masked URL): one
+    ``StoreUnreachableError`` naming the store."""
+    if context.is_disconnect or (context.connection is None
+                                 and isinstance(context.sqlalchemy_exception, OperationalError)):
+        found = context.original_exception
+        first = next((line.strip() for line in str(found).splitlines() if line.strip()), type(found).__name__)
+        raise StoreUnreachableError(where, first)
 
 
 DAMAGED_SQLITE = {11: "is damaged (database disk image is malformed)", 26: "is not a SQLite database"}
 """SQLite's primary result codes for a file that cannot be read as a database: SQLITE_CORRUPT, SQLITE_NOTADB."""
 
 
-def damaged_sqlite(context: ExceptionContext) -> None:
-    """A SQLite file found damaged or not a database, at any statement: one ``StoreError`` naming the file."""
+def damaged_sqlite(where: str, context: ExceptionContext) -> None:
+    """A SQLite file (``where``) found damaged or not a database, at any statement: one ``StoreError`` naming it."""
     found = context.original_exception
     code = getattr(found, "sqlite_errorcode", 0) & 0xFF if isinstance(found, sqlite3.DatabaseError) else 0
     if code in DAMAGED_SQLITE:
-        where = context.engine.url.database if context.engine is not None else None
-        raise StoreError(f"{where or 'the result store'}: {DAMAGED_SQLITE[code]}")
+        raise StoreError(f"{where}: {DAMAGED_SQLITE[code]}")
 
 
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
