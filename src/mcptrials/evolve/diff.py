@@ -30,6 +30,7 @@ from mcptrials.evolve.changes import (
     ToolDiff,
 )
 from mcptrials.evolve.patterns import ATOMIC_OF_KIND, classify
+from mcptrials.safety.loading import bounded, load_document
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -108,18 +109,9 @@ def _normalize_tool(raw: Any, where: str) -> dict[str, Any]:
 def load_tool_list(path: Path | str) -> list[dict[str, Any]]:
     """Read a tool list from a JSON file; errors name the file and what is wrong with it."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolListError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ToolListError(f"{path}: cannot read it ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise ToolListError(f"{path}: not valid JSON ({exc.msg} at {where})") from None
-    return normalize_tool_list(data, str(path))
+    if not path.exists():
+        raise ToolListError(f"{path}: no such file")
+    return normalize_tool_list(bounded(load_document, ToolListError, path, "tool list", yaml=False), str(path))
 
 
 # --------------------------------------------------------------------------- comparing

@@ -25,6 +25,7 @@ from mcptrials.generate.pipeline import (
 )
 from mcptrials.model import ServerSpec
 from mcptrials.models.base import ChatModel
+from mcptrials.safety.loading import bounded, read_text
 from mcptrials.safety.lockfile import LockHeldError, hold_lock_file
 
 MAX_FIXTURE_BYTES = 256_000
@@ -44,10 +45,7 @@ def read_fixtures(folder: Path | None) -> dict[str, str]:
     total = 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError) as exc:
-            raise GenerateError(f"--fixtures: {path} is not a readable text file ({exc})") from None
+        text = bounded(read_text, GenerateError, path, "--fixtures file")
         total += len(text.encode())
         if total > MAX_FIXTURE_BYTES:
             raise GenerateError(f"--fixtures {folder}: more than {MAX_FIXTURE_BYTES} bytes of files")
