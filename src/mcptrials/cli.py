@@ -362,7 +362,8 @@ def run(
 
     Exit codes: 0 done; 2 bad input; 3 stopped by an error no retry fixes (bad key, unknown model); 4 the
     embedded model's llama.cpp build crashes on this machine (the message names the command that rebuilds
-    it); 128 + N stopped by signal N (130 for Ctrl-C, 143 for SIGTERM).
+    it); 5 the result store's database server stopped answering (re-run to resume); 128 + N stopped by
+    signal N (130 for Ctrl-C, 143 for SIGTERM).
     """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
