@@ -1040,7 +1040,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         if stages:
             bad = sum(not r.passed for r in found)
             (err if fmt == "json" else out).print(
-                f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}")
+                plain(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}"))
             for r in found:
                 r.task_id = f"{r.task_id}@{version}"
         results.extend(found)
@@ -1176,8 +1176,8 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
             right = sum(r.right for r in judged)
             if fmt != "json":
                 skipped = len(played) - len(judged)
-                out.print(f"{version}: {right}/{len(judged)} alternatives judged right"
-                          + (f" ({skipped} not applicable: a tool they call is gone)" if skipped else ""))
+                out.print(plain(f"{version}: {right}/{len(judged)} alternatives judged right"
+                                + (f" ({skipped} not applicable: a tool they call is gone)" if skipped else "")))
             results.extend(played)
     summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
     summary["uncovered"] = uncovered if sources else []
@@ -1427,7 +1427,8 @@ def explain(code: Annotated[str | None, typer.Argument(
         return
     found = find_code(code)
     if found is None:
-        err.print(f"[red]error:[/red] unknown code {code!r} (`mcptrials explain` lists them all)", highlight=False)
+        err.print(f"[red]error:[/red] unknown code {escape(repr(code))} (`mcptrials explain` lists them all)",
+                  highlight=False)
         raise typer.Exit(2)
     out.print(f"[bold]{found.code}[/bold] ({found.family}): {found.name}\n{found.meaning}", highlight=False)
 
