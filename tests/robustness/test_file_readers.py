@@ -86,7 +86,8 @@ def test_every_file_reader_refuses_a_bad_file_in_one_line(tmp_path: Path, comman
     where = tmp_path / "lineages" / "hostile" / "v1" / "plan.yaml" if command == "lineage plan.yaml" else bad
     result = CliRunner().invoke(app, args)
     output = result.output
-    assert "Traceback" not in output and result.exception is None or isinstance(result.exception, SystemExit), output
+    assert "Traceback" not in output, output
+    assert result.exception is None or isinstance(result.exception, SystemExit), output
     assert result.exit_code == 2, output
     errors = [line for line in output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, output

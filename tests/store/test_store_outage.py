@@ -13,8 +13,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "robustness"))
 
-from faults import nap_task, run_command, write_world  # noqa: E402
-from pg_cluster import _as_postgres, _binaries, new_database, postgres_cluster  # noqa: E402
+from faults import nap_task, run_command, write_world
+from pg_cluster import _as_postgres, _binaries, new_database, postgres_cluster
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'mcptrials[postgres]')")
 TASKS = 8
