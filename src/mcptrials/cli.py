@@ -14,8 +14,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.text import Text
 
+from mcptrials.console_text import PlainTable, plain
 from mcptrials.model import Episode, ServerSpec, Task
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark LLM agents on MCP servers.")
@@ -52,6 +53,10 @@ JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_
 ALL_JUDGES = "tier2,keypoints,rubric,errors"
 
 
+STORE_UNREACHABLE = 5
+"""Exit code: the database server of the result store stopped answering while the command ran."""
+
+
 class UsageError(Exception):
     """A user error: printed as one line, exit code 2, never a traceback."""
 
@@ -77,7 +82,7 @@ def _user_errors() -> Iterator[None]:
     from mcptrials.run.offer import OfferError
     from mcptrials.servers.config import ConfigError
     from mcptrials.servers.sandbox import FixtureError
-    from mcptrials.store.engine import StoreError
+    from mcptrials.store.engine import StoreError, StoreUnreachableError
     from mcptrials.store.lock import RunLockedError
     from mcptrials.tasks.loader import TaskFileError
 
@@ -86,12 +91,23 @@ def _user_errors() -> Iterator[None]:
     except LlamaBuildError as exc:  # before ProviderError, its base: a build that crashes has its own exit code
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(LLAMA_CRASHED) from None
+    except StoreUnreachableError as exc:  # before StoreError, its base: an outage, not a setting to fix
+        err.print(f"[red]error:[/red] {escape(str(exc))}; what was stored before is safe: re-run the same command "
+                  "once it is back to resume", highlight=False)
+        raise typer.Exit(STORE_UNREACHABLE) from None
     except (UsageError, ConfigError, TaskFileError, ModelSpecError, ScriptError, FixtureError, PriceError,
             ProviderError, PlanError, VersionError, JudgeSpecError, LabelError, ReplayError,
             AgentOptionError, ModuleError, RetrieverError, OfferError, OutputError, StoreError,
             RunLockedError, ExecutorError) as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)  # "[postgres]" is text, not markup
         raise typer.Exit(2) from None
+
+
+def _warn_unreadable(store: Any) -> None:
+    """One line per stored row a command could not read and left out (the rest of its work is done)."""
+    for line in store.unreadable:
+        err.print(Text("warning: ", "yellow") + plain(f"{store.url}: {line}; left out (damaged, or written by "
+                                                      "another version of mcptrials)"))
 
 
 # --------------------------------------------------------------------------- loading
@@ -127,7 +143,8 @@ def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: st
     """(version, servers, rewritten tasks) for each requested version; just v0 without --stages."""
     from mcptrials.evolve.lineage_check import versioned_worlds as choose
 
-    return choose(specs, tasks, stages, lineages, warn=lambda text: err.print(f"[yellow]warning:[/yellow] {text}"))
+    return choose(specs, tasks, stages, lineages,
+                  warn=lambda text: err.print(f"[yellow]warning:[/yellow] {escape(text)}"))
 
 
 def _select(tasks: list[Task], ids: list[str] | None, limit: int | None) -> list[Task]:
@@ -149,8 +166,8 @@ class _ProgressView:
     def __init__(self, console: Console, label: str) -> None:
         from mcptrials.run.progress_columns import ActivityColumn, EtaColumn
 
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), EtaColumn(), TextColumn("{task.fields[providers]}"),
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), EtaColumn(), TextColumn("{task.fields[providers]}", markup=False),
                                  ActivityColumn(), console=console, transient=False)
         self.label = label
         self.task_id: Any = None
@@ -162,8 +179,8 @@ class _ProgressView:
         if event.startswith("start:"):
             _, todo, skipped = event.split(":")
             if int(skipped):
-                self.progress.console.print(f"{self.label}: resuming, {skipped} episode(s) already stored, "
-                                            f"{todo} to run")
+                self.progress.console.print(plain(f"{self.label}: resuming, {skipped} episode(s) already stored, "
+                                                  f"{todo} to run"))
             self.task_id = self.progress.add_task(self.label, total=int(todo), providers="")
         elif episode is not None:
             self.infra += episode.infra_error is not None
@@ -346,7 +363,8 @@ def run(
 
     Exit codes: 0 done; 2 bad input; 3 stopped by an error no retry fixes (bad key, unknown model); 4 the
     embedded model's llama.cpp build crashes on this machine (the message names the command that rebuilds
-    it); 128 + N stopped by signal N (130 for Ctrl-C, 143 for SIGTERM).
+    it); 5 the result store's database server stopped answering (re-run to resume); 128 + N stopped by
+    signal N (130 for Ctrl-C, 143 for SIGTERM).
     """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
@@ -385,7 +403,7 @@ def run(
                              max_turns=max_turns, max_episode_tokens=max_episode_tokens, max_repeats=max_repeats)
         chosen, offer_setting, notes = prepare_offer(specs, chosen, pool, distractors, distractor_seed)
         for task_id, note in notes.items():
-            err.print(f"[yellow]distractors[/yellow] {task_id}: {note}", highlight=False)
+            err.print(f"[yellow]distractors[/yellow] {escape(task_id)}: {escape(note)}", highlight=False)
         sampling = SamplingSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
                                     reasoning_effort=reasoning_effort)
         chats = [None] if agent in MODEL_FREE else _models(model or [], models_file, base_url, sampling, prices,
@@ -413,7 +431,7 @@ def run(
         for plan in plans:
             plan.executor = remote
         if remote is not None:
-            err.print(f"episodes run on the {remote.describe()}; results are written to {store.url}")
+            err.print(plain(f"episodes run on the {remote.describe()}; results are written to {store.url}"))
         if judge:
             from mcptrials.judges.apply import judges_from_spec
 
@@ -428,10 +446,10 @@ def run(
             view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
             with view.progress:
                 result = await execute(plan, store, view)
-            err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
+            err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                       f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
                       f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
-                      f"cost ${result.cost_usd:.4f}) -> {store.url}")
+                      f"cost ${result.cost_usd:.4f}) -> {store.url}"))
             if result.not_started:
                 err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
                           "re-run with a larger --max-cost to continue.")
@@ -447,7 +465,7 @@ def run(
                 if remote is not None:
                     remote.close()
     except FatalRunError as exc:
-        err.print(f"[red]run stopped:[/red] {exc}", highlight=False)
+        err.print(f"[red]run stopped:[/red] {escape(str(exc))}", highlight=False)
         err.print("Episodes finished before the error are stored; fix the cause and re-run to resume.")
         raise typer.Exit(3) from None
     except KeyboardInterrupt:
@@ -457,6 +475,7 @@ def run(
     from mcptrials.report.summary import report_from_store
 
     print_tables(report_from_store(store), out)
+    _warn_unreadable(store)
     if quick:
         _print_next_steps(db)
 
@@ -551,13 +570,14 @@ def score(
 
             judge_model, judge_list = judges_from_spec(judge, store, judges, rubric_repeats, judge_base_url)
             judged = anyio.run(judge_stored, store, judge_list, judge_model, None, concurrency)
+    _warn_unreadable(store)
     if missing:
-        err.print(f"[yellow]warning:[/yellow] no task definition for {', '.join(missing)}; left unscored")
-    err.print(f"re-scored {count} episode(s) in {store.url}")
+        err.print(f"[yellow]warning:[/yellow] no task definition for {escape(', '.join(missing))}; left unscored")
+    err.print(plain(f"re-scored {count} episode(s) in {store.url}"))
     if judged is not None:
-        err.print(f"judged {judged.episodes} episode(s) with {judge}: {judged.scores} judged score(s), "
+        err.print(plain(f"judged {judged.episodes} episode(s) with {judge}: {judged.scores} judged score(s), "
                   f"{judged.judge_errors} judge error(s), {judged.requests} model request(s), "
-                  f"new cost ${judged.cost_usd:.4f}")
+                  f"new cost ${judged.cost_usd:.4f}"))
 
 
 def _require_db(db: str) -> None:
@@ -621,6 +641,7 @@ def report(
             from mcptrials.judges.labelset import load_labels, measure
 
             data["agreement"] = anyio.run(measure, load_labels(labels), *_stored_world(store))
+    _warn_unreadable(store)
     if fmt != "table":
         from mcptrials.report.write import rendered, write_output
 
@@ -725,8 +746,8 @@ def refresh(
         print_refresh(items, chosen, out)
         from mcptrials.store.engine import display_url
 
-        err.print(f"refresh {refresh_id} stored in {display_url(db)}"
-                  + (f"; refreshed tasks -> {out_file}" if out_file else ""))
+        err.print(plain(f"refresh {refresh_id} stored in {display_url(db)}"
+                  + (f"; refreshed tasks -> {out_file}" if out_file else "")))
     raise typer.Exit(1 if any(i.verdict == "broken" for i in items) else 0)
 
 
@@ -812,12 +833,12 @@ def _print_agreement(table: dict[str, Any]) -> None:
         ci = stat.get("ci95")
         return f"{stat['value']:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
 
-    out.print(f"{table['labels']} labels ({table['label_passes']} passes) by {', '.join(table['labellers'])}; "
-              f"{len(table['unmatched'])} without an episode or task")
-    binary = Table(title="Binary verdicts vs labels (95% bootstrap intervals)", title_justify="left")
+    out.print(plain(f"{table['labels']} labels ({table['label_passes']} passes) by {', '.join(table['labellers'])}; "
+              f"{len(table['unmatched'])} without an episode or task"))
+    binary = PlainTable(title="Binary verdicts vs labels (95% bootstrap intervals)", title_justify="left")
     for col in ("scorer", "n", "accuracy", "F1", "Cohen's kappa", "Gwet's AC1"):
         binary.add_column(col, justify="left" if col == "scorer" else "right")
-    scores = Table(title="Scores vs labels' 1-10 scores", title_justify="left")
+    scores = PlainTable(title="Scores vs labels' 1-10 scores", title_justify="left")
     for col in ("scorer", "n", "Spearman rho", "Kendall tau"):
         scores.add_column(col, justify="left" if col == "scorer" else "right")
     for name, row in table["scorers"].items():
@@ -865,11 +886,11 @@ def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table", inputs: 
                                      "forkserver_warmup_s": None if health.forkserver_warmup_s is None
                                      else round(health.forkserver_warmup_s, 3)}, indent=2) + "\n")
     else:
-        table = Table(title="Server health (start-up: each server started alone)", title_justify="left")
+        table = PlainTable(title="Server health (start-up: each server started alone)", title_justify="left")
         for col in ("server", "status", "tools", "start-up", "schema problems"):
             table.add_column(col)
         for r in results:
-            table.add_row(r.name, "[green]ok[/green]" if r.ok else f"[red]{r.status}[/red]", str(r.tools),
+            table.add_row(r.name, plain("ok", "green") if r.ok else plain(r.status, "red"), str(r.tools),
                           f"{r.startup_s:.2f}s", "; ".join(r.problems[:3]) or "-")
         out.print(table)
         out.print(f"all {len(results)} servers started concurrently in {health.all_started_s:.2f}s")
@@ -878,9 +899,9 @@ def servers_check(servers: ServersOpt = None, fmt: FormatOpt = "table", inputs: 
                       f"{health.forkserver_warmup_s:.2f}s")
         for r in results:
             if not r.ok and r.error:
-                err.print(f"[red]{r.name}[/red]: {r.error}", highlight=False)
+                err.print(plain(r.name, "red") + plain(f": {r.error}"))
             for tool, why in r.not_offered.items():
-                err.print(f"[yellow]{r.name}[/yellow]: tool {tool!r} not offered: {why}", highlight=False)
+                err.print(plain(r.name, "yellow") + plain(f": tool {tool!r} not offered: {why}"))
     raise typer.Exit(0 if all(r.ok for r in results) else 1)
 
 
@@ -967,11 +988,11 @@ def tasks_list(servers: ServersOpt = None, tasks: TasksOpt = None, fmt: FormatOp
     out.print(f"{counts['tasks']} tasks; cross-server (reference uses 2+ servers) {counts['cross_server']}; "
               f"state-changing {counts['state_changing']}")
     neither = counts["neither_ids"]
-    out.print(f"answer checked {counts['answer_checked']}; state checked {counts['state_checked']}; "
+    out.print(plain(f"answer checked {counts['answer_checked']}; state checked {counts['state_checked']}; "
               f"neither {len(neither)}" + (f" ({', '.join(neither[:10])}{' ...' if len(neither) > 10 else ''})"
-                                           if neither else ""))
+                                           if neither else "")))
     for key in ("per_category", "per_chain_length"):
-        table = Table(title=key.replace("_", " "), title_justify="left")
+        table = PlainTable(title=key.replace("_", " "), title_justify="left")
         table.add_column(key.split("_", 1)[1].replace("_", " "))
         table.add_column("tasks", justify="right")
         for name, n in counts[key].items():
@@ -1022,7 +1043,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         if stages:
             bad = sum(not r.passed for r in found)
             (err if fmt == "json" else out).print(
-                f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}")
+                plain(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}"))
             for r in found:
                 r.task_id = f"{r.task_id}@{version}"
         results.extend(found)
@@ -1045,7 +1066,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
         for r in failed:
-            err.print(f"[red]FAIL[/red] {r.task_id}: {r.reason}", highlight=False)
+            err.print(f"[red]FAIL[/red] {escape(r.task_id)}: {escape(r.reason)}", highlight=False)
         out.print(f"reference plans passing their own spec: {summary['reference_passed']}/{len(results)}")
         out.print(f"specs that catch every dropped step: {summary['catch_dropped_step']}/{len(graded)}; "
                   f"every changed checked argument: {summary['catch_changed_argument']}/{len(graded)}; "
@@ -1054,10 +1075,10 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
             out.print(f"identical tool results, state and verdict across two runs (fresh, then reused servers): "
                       f"{summary['deterministic']}/{len(results)}")
             for task_id, difference in summary["not_repeatable"].items():
-                err.print(f"[red]NOT REPEATABLE[/red] {task_id}: {difference}", highlight=False)
+                err.print(f"[red]NOT REPEATABLE[/red] {escape(task_id)}: {escape(str(difference))}", highlight=False)
         if missed and verbose:
             for task_id, items in missed.items():
-                out.print(f"  {task_id}: misses {', '.join(items)}")
+                out.print(plain(f"  {task_id}: misses {', '.join(items)}"))
         elif missed:
             out.print(f"{len(missed)} spec(s) miss a mutation; --verbose lists them")
     raise typer.Exit(1 if failed or summary["not_repeatable"] else 0)
@@ -1099,8 +1120,8 @@ def tasks_keypoints(
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text("".join(t.model_dump_json(exclude_none=True) + "\n" for t in loaded), encoding="utf-8")
     done = sum(bool(t.key_points) for t in loaded)
-    err.print(f"{done}/{len(loaded)} task(s) have key points -> {out_file}"
-              + (f"; no usable reply for {', '.join(failed)}" if failed else ""))
+    err.print(plain(f"{done}/{len(loaded)} task(s) have key points -> {out_file}"
+              + (f"; no usable reply for {', '.join(failed)}" if failed else "")))
     raise typer.Exit(1 if failed else 0)
 
 
@@ -1145,8 +1166,8 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
 
             found_lineages = Lineages(lineages or LINEAGES_DIR)
     results = []
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, transient=True)
+    progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=err, transient=True)
     with progress:
         bar = progress.add_task("alternatives", total=len(corpus) * len(worlds))
         for version, v_specs, v_tasks in worlds:
@@ -1158,8 +1179,8 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
             right = sum(r.right for r in judged)
             if fmt != "json":
                 skipped = len(played) - len(judged)
-                out.print(f"{version}: {right}/{len(judged)} alternatives judged right"
-                          + (f" ({skipped} not applicable: a tool they call is gone)" if skipped else ""))
+                out.print(plain(f"{version}: {right}/{len(judged)} alternatives judged right"
+                                + (f" ({skipped} not applicable: a tool they call is gone)" if skipped else "")))
             results.extend(played)
     summary = AltSummary(results, coverage_gaps(chosen, corpus)).as_dict()
     summary["uncovered"] = uncovered if sources else []
@@ -1171,7 +1192,7 @@ def _check_alternatives(servers: Path | None, tasks: list[Path] | None, task_ids
             err.print(f"[red]MISS[/red] {escape(miss['task'])}/{escape(miss['id'])}@{escape(miss['version'])} "
                       f"({escape(', '.join(miss['classes']))}): {verdict}, should be {miss['expect']}ed — "
                       f"{escape(miss['detail'])}", highlight=False)
-        table = Table(title="alternatives per class", title_justify="left")
+        table = PlainTable(title="alternatives per class", title_justify="left")
         for column in ("class", "expect", "played", "judged right"):
             table.add_column(column, justify="left" if column in {"class", "expect"} else "right")
         for name, row in summary["per_class"].items():
@@ -1286,7 +1307,7 @@ def evolve(
 
         with _user_errors():
             manifests = evolve_interface(specs[server], rounds, seed, out_dir)
-        table = Table(title=f"{server}: {len(manifests) - 1} round(s) -> {out_dir}", title_justify="left")
+        table = PlainTable(title=f"{server}: {len(manifests) - 1} round(s) -> {out_dir}", title_justify="left")
         for col in ("version", "operator", "target", "patterns", "tools", "summary"):
             table.add_column(col)
         for m in manifests:
@@ -1305,7 +1326,7 @@ def evolve(
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     history = anyio.run(evolve_source, source, chat, rounds, out_dir)
-    table = Table(title=f"{server}: source evolution -> {out_dir}", title_justify="left")
+    table = PlainTable(title=f"{server}: source evolution -> {out_dir}", title_justify="left")
     for col in ("round", "version", "operator", "targets", "patterns", "rejected attempts"):
         table.add_column(col)
     for r in history:
@@ -1362,8 +1383,8 @@ def bench_retrieval(
             if each.spec.startswith("openai:"):
                 anyio.run(probe, each)
         pool = anyio.run(catalogue, specs)
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=err, transient=True)
+        progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=err, transient=True)
         results = []
         with progress:
             for each in chosen:
@@ -1374,7 +1395,7 @@ def bench_retrieval(
                                      "skipped_tasks": results[0].skipped,
                                      "retrievers": [r.as_dict() for r in results]}, indent=2) + "\n")
         return
-    table = Table(title=f"{results[0].tasks} tasks, pool of {len(pool)} tools", title_justify="left")
+    table = PlainTable(title=f"{results[0].tasks} tasks, pool of {len(pool)} tools", title_justify="left")
     table.add_column("measure")
     for r in results:
         table.add_column(r.retriever, justify="right")
@@ -1404,9 +1425,11 @@ def export_cmd(
 
     with _user_errors():
         _require_db(db)
-        count, files = export(Store(db, read_only=True), fmt, out_path)
+        store = Store(db, read_only=True)
+        count, files = export(store, fmt, out_path)
+    _warn_unreadable(store)
     if files:
-        err.print(f"exported {count} episode(s) -> {len(files)} file(s) in {files[0].parent}", highlight=False)
+        err.print(plain(f"exported {count} episode(s) -> {len(files)} file(s) in {files[0].parent}"))
 
 
 @app.command()
@@ -1422,7 +1445,8 @@ def explain(code: Annotated[str | None, typer.Argument(
         return
     found = find_code(code)
     if found is None:
-        err.print(f"[red]error:[/red] unknown code {code!r} (`mcptrials explain` lists them all)", highlight=False)
+        err.print(f"[red]error:[/red] unknown code {escape(repr(code))} (`mcptrials explain` lists them all)",
+                  highlight=False)
         raise typer.Exit(2)
     out.print(f"[bold]{found.code}[/bold] ({found.family}): {found.name}\n{found.meaning}", highlight=False)
 
@@ -1468,8 +1492,7 @@ def view(
         err.print(f"[yellow]warning:[/yellow] --host {escape(host)} serves the store to every machine that can "
                   "reach this one, with no password; use --host 127.0.0.1 unless that is what you want",
                   highlight=False)
-    err.print(f"mcptrials view: http://{host}:{port}/  ({display_url(db)}, read-only; Ctrl-C to stop)",
-              highlight=False)
+    err.print(plain(f"mcptrials view: http://{host}:{port}/  ({display_url(db)}, read-only; Ctrl-C to stop)"))
     serve(web, host=host, port=port)
 
 

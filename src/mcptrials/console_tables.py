@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from rich.table import Table
 from rich.text import Text
 
+from mcptrials.console_text import PlainTable
+
 OTHER_MIN = 12
 """The most width kept for each other column (its longest word, up to this) when identifiers are kept whole."""
 PROSE_MIN = 6
@@ -63,11 +65,14 @@ def protect_ids(table: Table, ids: Sequence[str], width: int | None, prose: Iter
     return table
 
 
-def fitted_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *,
+def fitted_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str | Text]], *,
                  ids: Sequence[str] = (), right: Iterable[str] = (), width: int | None = None) -> Table:
-    """A table whose ``ids`` columns stay on one line (when the terminal allows); the others wrap at spaces."""
+    """A table whose ``ids`` columns stay on one line (when the terminal allows); the others wrap at spaces.
+
+    String cells and the title are plain text (a task id ``[/x]`` is shown, not read as markup).
+    """
     right_cols = set(right)
-    table = Table(title=title, title_justify="left")
+    table = PlainTable(title=title, title_justify="left")
     for name in columns:
         table.add_column(name, justify="right" if name in right_cols else "left")
     for row in rows:

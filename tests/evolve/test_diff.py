@@ -286,7 +286,7 @@ def test_bad_shapes_are_named(tmp_path: Path, payload: Any, message: str) -> Non
 def test_bad_json_and_missing_file_are_named(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"tools": [\n  {"name": "a",}\n]}')
-    with pytest.raises(ToolListError, match=r"broken\.json: not valid JSON .* line 2"):
+    with pytest.raises(ToolListError, match=r"broken\.json: invalid JSON at line 2"):
         load_tool_list(broken)
     with pytest.raises(ToolListError, match=r"nope\.json: no such file"):
         load_tool_list(tmp_path / "nope.json")
@@ -315,7 +315,7 @@ def test_diff_main_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFix
     assert "archive_note" in out and "P11" in out
     (tmp_path / "bad.json").write_text("not json")
     assert diff_main(old, tmp_path / "bad.json", "table") == 2
-    assert "bad.json: not valid JSON" in capsys.readouterr().err
+    assert "bad.json: invalid JSON" in capsys.readouterr().err
     assert diff_main(old, new, "yaml") == 2
 
 

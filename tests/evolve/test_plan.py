@@ -71,7 +71,7 @@ def test_unreadable_plan_files(tmp_path: Path) -> None:
         load_plan(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: [unclosed\n")
-    with pytest.raises(PlanError, match=r"bad\.yaml: not valid YAML/JSON"):
+    with pytest.raises(PlanError, match=r"bad\.yaml: invalid YAML"):
         load_plan(bad)
     bad.write_text("- just\n- a list\n")
     with pytest.raises(PlanError, match="a plan must be a mapping"):

@@ -85,7 +85,7 @@ def test_servers_tools_out_feeds_diff_with_its_exit_codes(tmp_path: Path) -> Non
     assert all(cell in known for cell in tool_cells if cell), tool_cells
     (tmp_path / "bad.json").write_text("{")
     bad = cli("diff", str(v0), str(tmp_path / "bad.json"), check=False)
-    assert bad.returncode == 2 and "not valid JSON" in bad.stderr
+    assert bad.returncode == 2 and "invalid JSON" in bad.stderr
     assert cli("servers", "tools", "nosuch", check=False).returncode == 2
 
 

@@ -74,7 +74,7 @@ def test_other_clients_keys_give_one_warning_line() -> None:
 
 
 @pytest.mark.parametrize(("entry", "message"), [
-    ({"command": "x", "envFile": "missing.env"}, "field 'envFile': cannot read"),
+    ({"command": "x", "envFile": "missing.env"}, "missing.env: cannot read envFile (No such file or directory)"),
     ({"url": "http://a", "serverUrl": "http://b"}, "both 'url' and 'serverUrl'"),
     ({"command": "x", "argz": []}, "unknown field 'argz' (did you mean 'args'?)"),
     ({"type": "sse"}, "field 'url' is missing (an sse server needs a url)"),

@@ -26,6 +26,7 @@ import anyio
 from mcptrials.model import ToolInfo, Usage, public_url, stable_hash
 from mcptrials.models.base import ProviderError
 from mcptrials.models.embedder import MODEL_ID, OnnxEmbedder
+from mcptrials.models.endpoint import split_query
 from mcptrials.models.retry import RetryPolicy, with_retries
 from mcptrials.models.weights import WeightsError, cache_root
 
@@ -156,7 +157,8 @@ class EmbeddingSimilarity:
         if key is None:
             raise ProviderError("auth", f"embeddings: no API key: set {self.api_key_env}, "
                                         "or give --retriever-base-url for a local endpoint")
-        return openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=self.timeout)
+        base, query = split_query(url)
+        return openai.AsyncOpenAI(base_url=base, default_query=query, api_key=key, max_retries=0, timeout=self.timeout)
 
     async def _once(self, texts: list[str]) -> tuple[list[list[float]], Usage]:
         import openai

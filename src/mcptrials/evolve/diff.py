@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcptrials.console_tables import protect_ids
+from mcptrials.console_text import PlainTable
 from mcptrials.evolve.changes import (
     PARAM_STRUCTURE_KINDS,
     Change,
@@ -29,6 +30,7 @@ from mcptrials.evolve.changes import (
     ToolDiff,
 )
 from mcptrials.evolve.patterns import ATOMIC_OF_KIND, classify
+from mcptrials.safety.loading import bounded, load_document
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -107,18 +109,9 @@ def _normalize_tool(raw: Any, where: str) -> dict[str, Any]:
 def load_tool_list(path: Path | str) -> list[dict[str, Any]]:
     """Read a tool list from a JSON file; errors name the file and what is wrong with it."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolListError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ToolListError(f"{path}: cannot read it ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise ToolListError(f"{path}: not valid JSON ({exc.msg} at {where})") from None
-    return normalize_tool_list(data, str(path))
+    if not path.exists():
+        raise ToolListError(f"{path}: no such file")
+    return normalize_tool_list(bounded(load_document, ToolListError, path, "tool list", yaml=False), str(path))
 
 
 # --------------------------------------------------------------------------- comparing
@@ -355,7 +348,7 @@ _KEYED_KINDS = frozenset({
 
 
 def _table(report: DiffReport, width: int | None = None) -> Table:
-    table = Table(title=Text(f"Tool list diff: {report.old_tool_count} -> {report.new_tool_count} tools"))
+    table = PlainTable(title=f"Tool list diff: {report.old_tool_count} -> {report.new_tool_count} tools")
     for column in ("tool", "status", "change", "param", "old", "new", "patterns"):
         table.add_column(column, overflow="fold")
     for diff in report.tools:
@@ -369,7 +362,7 @@ def _table(report: DiffReport, width: int | None = None) -> Table:
                 old_v = new_v = None
             cells = (diff.tool if i == 0 else "", diff.status if i == 0 else "", label, change.param or "",
                      _short(old_v), _short(new_v), ", ".join(diff.patterns) if i == 0 else "")
-            table.add_row(*(Text(cell) for cell in cells))
+            table.add_row(*cells)
     return protect_ids(table, ("tool", "param", "patterns", "status"), width, prose=("change", "old", "new"))
 
 

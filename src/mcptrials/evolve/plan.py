@@ -35,6 +35,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mcptrials.evolve.operators import OPERATORS
+from mcptrials.safety.loading import bounded, load_document
 
 if TYPE_CHECKING:
     from mcptrials.evolve.mapping import ToolMapping
@@ -354,13 +355,9 @@ def parse_plan(data: Any, source: str = "plan") -> EvolutionPlan:
 def load_plan(path: Path | str) -> EvolutionPlan:
     """Read one plan file (YAML or JSON)."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PlanError(f"{path}: no such plan file") from None
-    except yaml.YAMLError as exc:
-        raise PlanError(f"{path}: not valid YAML/JSON ({exc})") from None
-    return parse_plan(data, str(path))
+    if not path.exists():
+        raise PlanError(f"{path}: no such plan file")
+    return parse_plan(bounded(load_document, PlanError, path, "plan file", yaml=True), str(path))
 
 
 def dump_plan(plan: EvolutionPlan) -> str:

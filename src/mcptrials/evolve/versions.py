@@ -109,11 +109,11 @@ def _single_server(root: Path) -> str | None:
     manifest = root / "lineage.json"
     if not manifest.is_file() or not (root / "v1" / "plan.yaml").is_file():
         return None
-    import json
+    from mcptrials.safety.loading import DocumentError, load_document
 
     try:
-        server = json.loads(manifest.read_text(encoding="utf-8")).get("server")
-    except (OSError, ValueError, AttributeError):
+        server = load_document(manifest, "lineage manifest").get("server")
+    except (DocumentError, AttributeError):
         return None
     return server if isinstance(server, str) and server else None
 

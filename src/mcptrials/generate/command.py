@@ -10,9 +10,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from mcptrials.generate.ledger import Ledger
+from mcptrials.console_text import PlainTable, plain
+from mcptrials.generate.ledger import Ledger, LedgerError
 from mcptrials.generate.pipeline import (
     Distiller,
     GenerateConfig,
@@ -25,6 +25,8 @@ from mcptrials.generate.pipeline import (
 )
 from mcptrials.model import ServerSpec
 from mcptrials.models.base import ChatModel
+from mcptrials.safety.loading import bounded, read_text
+from mcptrials.safety.lockfile import LockHeldError, hold_lock_file
 
 MAX_FIXTURE_BYTES = 256_000
 
@@ -43,10 +45,7 @@ def read_fixtures(folder: Path | None) -> dict[str, str]:
     total = 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError) as exc:
-            raise GenerateError(f"--fixtures: {path} is not a readable text file ({exc})") from None
+        text = bounded(read_text, GenerateError, path, "--fixtures file")
         total += len(text.encode())
         if total > MAX_FIXTURE_BYTES:
             raise GenerateError(f"--fixtures {folder}: more than {MAX_FIXTURE_BYTES} bytes of files")
@@ -81,14 +80,32 @@ class _View:
 
 async def generate_command(specs: Mapping[str, ServerSpec], config: GenerateConfig, chat: ChatModel, out: Path,
                            console: Console, distiller: Distiller | None = None) -> dict[str, Any]:
-    """Run generation for ``config`` and write ``out``, its alternatives and ``<out>.yield.json``; the report."""
+    """Run generation for ``config`` and write ``out``, its alternatives and ``<out>.yield.json``; the report.
+
+    One generation at a time per ``out`` (a second is refused: it would pay for every request again).
+    """
+    try:
+        with hold_lock_file(lock_path(out), f"a generation into {out}"):
+            return await _generate(specs, config, chat, out, console, distiller)
+    except (LockHeldError, LedgerError) as exc:
+        raise GenerateError(str(exc)) from None
+
+
+def lock_path(out: Path) -> Path:
+    """The run lock beside the output: ``tasks.jsonl`` -> ``tasks.gen.lock``."""
+    return out.with_name(f"{out.stem}.gen.lock")
+
+
+async def _generate(specs: Mapping[str, ServerSpec], config: GenerateConfig, chat: ChatModel, out: Path,
+                    console: Console, distiller: Distiller | None) -> dict[str, Any]:
     ledger = Ledger(ledger_path(out))
     try:
         world = await World.load(specs)
         if not world.tools:
             raise GenerateError("none of the configured servers listed any tool (check `mcptrials servers check`)")
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("{task.fields[note]}"), console=console, transient=False)
+        progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("{task.fields[note]}", markup=False), console=console,
+                            transient=False)
         view = _View(progress, config.n)
         generator = Generator(world, config, chat, ledger, distiller, view)
         with progress:
@@ -109,7 +126,7 @@ async def generate_command(specs: Mapping[str, ServerSpec], config: GenerateConf
 
 def print_report(report: dict[str, Any], console: Console) -> None:
     """The yield report as a table per stage, then usage and where things went."""
-    table = Table(title=f"{report['method']} with {report['model']}: kept {report['kept']}/{report['requested']} "
+    table = PlainTable(title=f"{report['method']} with {report['model']}: kept {report['kept']}/{report['requested']} "
                         f"from {report['candidates']} candidate(s)", title_justify="left")
     for col in ("stage", "entered", "passed", "dropped (reason: count)"):
         table.add_column(col, justify="right" if col in {"entered", "passed"} else "left")
@@ -124,5 +141,5 @@ def print_report(report: dict[str, Any], console: Console) -> None:
                   f"{usage['completion_tokens']} out, cost ${usage['cost_usd']:.4f}")
     console.print(f"tools {report['tools']}, dependency edges {report['dependency_edges']} "
                   f"({report['cross_server_edges']} cross-server)")
-    console.print(f"{report['tasks_written']} task(s) -> {report['out']}; {report['alternatives_written']} "
-                  f"alternative(s) -> {report['alternatives']}; ledger {report['ledger']}")
+    console.print(plain(f"{report['tasks_written']} task(s) -> {report['out']}; {report['alternatives_written']} "
+                        f"alternative(s) -> {report['alternatives']}; ledger {report['ledger']}"))

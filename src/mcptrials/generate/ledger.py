@@ -31,41 +31,66 @@ def request_key(spec: str, settings: dict[str, Any], messages: list[Message], to
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+class LedgerError(Exception):
+    """The ledger file cannot be used (damaged, or not a SQLite database): one line naming it."""
+
+
 class Ledger:
-    """The SQLite store of replies and candidates (one connection, committed after every write)."""
+    """The SQLite store of replies and candidates (one connection, committed after every write).
+
+    A damaged ledger stops generation with ``LedgerError``; a stored reply or candidate that cannot be read is
+    treated as not stored (asked or made again).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, response TEXT,"
-                        " created REAL)")
-        self.db.execute("CREATE TABLE IF NOT EXISTS candidates (key TEXT PRIMARY KEY, record TEXT, created REAL)")
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{path}: cannot open the generation ledger ({exc})") from None
+        self._sql("PRAGMA journal_mode=WAL")
+        self._sql("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, response TEXT, created REAL)")
+        self._sql("CREATE TABLE IF NOT EXISTS candidates (key TEXT PRIMARY KEY, record TEXT, created REAL)")
+
+    def _sql(self, statement: str, args: tuple[Any, ...] = ()) -> Any:
+        """The first row of ``statement``'s result; a damaged file is one ``LedgerError`` naming it."""
+        try:
+            return self.db.execute(statement, args).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: the generation ledger is damaged or not a SQLite database ({exc}); "
+                              "move it away to start afresh (its stored replies are then asked again)") from None
 
     def reply(self, key: str) -> ModelResponse | None:
-        row = self.db.execute("SELECT response FROM replies WHERE key = ?", (key,)).fetchone()
-        return ModelResponse.model_validate_json(row[0]) if row else None
+        row = self._sql("SELECT response FROM replies WHERE key = ?", (key,))
+        try:
+            return ModelResponse.model_validate_json(row[0]) if row else None
+        except ValueError:  # an unreadable stored reply is asked again (and replaced)
+            return None
 
     def put_reply(self, key: str, model: str, response: ModelResponse) -> None:
-        self.db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
-                        (key, model, response.model_dump_json(), time.time()))
+        self._sql("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
+                  (key, model, response.model_dump_json(), time.time()))
 
     def spent(self) -> tuple[int, Usage]:
         """Every reply the ledger holds (all runs of this output): how many, and their summed usage."""
-        count, prompt, completion, cost = self.db.execute(
+        count, prompt, completion, cost = self._sql(
             "SELECT count(*), sum(json_extract(response, '$.usage.prompt_tokens')),"
             " sum(json_extract(response, '$.usage.completion_tokens')),"
-            " sum(json_extract(response, '$.usage.cost_usd')) FROM replies").fetchone()
+            " sum(json_extract(response, '$.usage.cost_usd')) FROM replies WHERE json_valid(response)")
         return count, Usage(prompt_tokens=prompt or 0, completion_tokens=completion or 0, cost_usd=cost or 0.0)
 
     def candidate(self, key: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT record FROM candidates WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        row = self._sql("SELECT record FROM candidates WHERE key = ?", (key,))
+        try:
+            found = json.loads(row[0]) if row else None
+        except (ValueError, TypeError):  # an unreadable stored candidate is made again (and replaced)
+            return None
+        return found if isinstance(found, dict) else None
 
     def put_candidate(self, key: str, record: dict[str, Any]) -> None:
-        self.db.execute("INSERT OR REPLACE INTO candidates VALUES (?, ?, ?)",
-                        (key, json.dumps(record, default=str), time.time()))
+        self._sql("INSERT OR REPLACE INTO candidates VALUES (?, ?, ?)",
+                  (key, json.dumps(record, default=str), time.time()))
 
     def close(self) -> None:
         self.db.close()

@@ -26,7 +26,7 @@ import mcptrials
 from mcptrials.generate.categories import BY_NAME, Category
 from mcptrials.generate.dependencies import Chain, Edge, discover, pick_chain
 from mcptrials.generate.draft import Method, Rejected, TaskDraft, Trace
-from mcptrials.generate.ledger import Ledger, LedgerChat
+from mcptrials.generate.ledger import Ledger, LedgerChat, LedgerError
 from mcptrials.generate.prompting import ask, need_names, need_text, personas, prompt_versions, render
 from mcptrials.generate.sampler import COMPLEXITY_SIZES, Sampler
 from mcptrials.judges.base import JudgeModel, MalformedReply, as_score
@@ -203,7 +203,7 @@ class Generator:
         except Exception as exc:  # a bug in one stage must not cost the other candidates
             from mcptrials.run.runner import FatalRunError
 
-            if isinstance(exc, FatalRunError):
+            if isinstance(exc, FatalRunError | LedgerError):  # the run cannot go on: stop it, not this candidate
                 raise
             return cand.record("dropped", stage=_next_stage(config.method, cand),
                                reason=f"error: {type(exc).__name__}: {str(exc)[:300]}")

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mcptrials.judges.agreement import binary_agreement, score_agreement
 from mcptrials.judges.base import JUDGE_ERROR, SCORER_PREFIX
 from mcptrials.model import Episode, Score, Task, ToolInfo
+from mcptrials.safety.loading import bounded, load_jsonl
 
 LABELS_DIR = Path(__file__).parent / "labels"
 SHIPPED_LABELS = LABELS_DIR / "reviewed_labels.jsonl"
@@ -47,18 +48,7 @@ class Label(BaseModel):
 
 
 def _jsonl(path: Path) -> list[tuple[int, Any]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise LabelError(f"{path}: cannot read ({exc.strerror})") from None
-    out = []
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                out.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise LabelError(f"{path}:{number}: not JSON: {exc.msg}") from None
-    return out
+    return list(bounded(load_jsonl, LabelError, path, "JSONL file"))
 
 
 def load_labels(path: str | Path) -> list[Label]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcptrials.model import ToolCallRequest, Usage
 from mcptrials.models.base import Message, ModelResponse, ProviderError, ToolSchema
-from mcptrials.models.endpoint import EndpointModel
+from mcptrials.models.endpoint import EndpointModel, split_query
 from mcptrials.models.openai_provider import classify_status, wire_name
 
 DEFAULT_MAX_TOKENS = 4096
@@ -82,7 +82,8 @@ class AnthropicModel(EndpointModel):
             key = self.api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
                 raise ProviderError("auth", "no API key: set ANTHROPIC_API_KEY")
-            self._client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url or None, max_retries=0,
+            base, query = split_query(self.base_url or None)
+            self._client = anthropic.AsyncAnthropic(api_key=key, base_url=base, default_query=query, max_retries=0,
                                                     timeout=self.timeout)
         return self._client
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Self
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import anyio
 
@@ -13,6 +14,18 @@ from mcptrials.models.base import EpisodeContext, ModelResponse, ProviderError, 
 from mcptrials.models.limiter import AdaptiveLimiter
 from mcptrials.models.pricing import Price
 from mcptrials.models.retry import RetryPolicy, RetryStats, with_retries
+
+
+def split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """A base URL without its query string, and that query as parameters for every request.
+
+    The SDKs append a request's path to the base URL's text, so ``https://h/v1?token=X`` would become
+    ``https://h/v1/?token=Xchat/completions``; the query has to travel as the client's default query instead.
+    """
+    if not url or "?" not in url:
+        return url, None
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
 
 
 @dataclass

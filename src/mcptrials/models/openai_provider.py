@@ -17,7 +17,7 @@ from mcptrials.models.base import (
     ProviderError,
     ToolSchema,
 )
-from mcptrials.models.endpoint import EndpointModel
+from mcptrials.models.endpoint import EndpointModel, split_query
 from mcptrials.models.retry import parse_retry_after
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -166,7 +166,9 @@ class OpenAIModel(EndpointModel):
             if key is None:
                 raise ProviderError("auth", f"no API key: set {self.api_key_env}, "
                                             "or give --base-url for a local server")
-            self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=self.timeout)
+            base, query = split_query(base_url)
+            self._client = openai.AsyncOpenAI(base_url=base, default_query=query, api_key=key, max_retries=0,
+                                              timeout=self.timeout)
         return self._client
 
     def _request(self, messages: list[Message], tools: list[ToolSchema]) -> tuple[dict[str, Any], dict[str, str]]:

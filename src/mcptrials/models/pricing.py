@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from mcptrials.model import Usage
+from mcptrials.safety.loading import bounded, load_document
 
 
 class PriceError(ValueError):
@@ -44,12 +45,7 @@ def load_prices(override: str | Path | None = None) -> dict[str, Price]:
     table = _parse(json.loads(shipped), "prices.json")
     if override:
         path = Path(override)
-        try:
-            table.update(_parse(json.loads(path.read_text("utf-8")), str(path)))
-        except OSError as exc:
-            raise PriceError(f"{path}: cannot read price file ({exc.strerror})") from None
-        except json.JSONDecodeError as exc:
-            raise PriceError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        table.update(_parse(bounded(load_document, PriceError, path, "price file", yaml=False), str(path)))
     return table
 
 

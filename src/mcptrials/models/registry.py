@@ -6,19 +6,18 @@ Presets are only base URLs, key variables and defaults over the OpenAI-compatibl
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcptrials.models.base import ChatModel, SamplingSettings
 from mcptrials.models.limiter import AdaptiveLimiter
 from mcptrials.models.pricing import Price, load_prices, price_for
 from mcptrials.models.retry import RetryPolicy
+from mcptrials.safety.loading import bounded, load_document
 
 
 class ModelSpecError(ValueError):
@@ -83,13 +82,7 @@ class ModelEntry(BaseModel):
 def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
     """Read ``{"models": {name: {spec, ...settings}}}`` (JSON or YAML)."""
     path = Path(path)
-    try:
-        text = path.read_text("utf-8")
-        data = yaml.safe_load(text) if path.suffix in {".yaml", ".yml"} else json.loads(text)
-    except OSError as exc:
-        raise ModelSpecError(f"{path}: cannot read models file ({exc.strerror})") from None
-    except Exception as exc:
-        raise ModelSpecError(f"{path}: not valid JSON/YAML: {exc}") from None
+    data = bounded(load_document, ModelSpecError, path, "models file")
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
         raise ModelSpecError(f"{path}: expected {{\"models\": {{name: {{\"spec\": ...}}}}}}")
     entries = {}

@@ -13,18 +13,17 @@ The spec ``scripted:reference`` plays each task's reference plan, one call per t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcptrials.model import ToolCallRequest, stable_hash
 from mcptrials.models.base import EpisodeContext, Message, ModelResponse, ToolSchema
 from mcptrials.models.openai_provider import parse_arguments
+from mcptrials.safety.loading import bounded, load_document
 
 ScriptFn = Callable[[list[Message], list[ToolSchema], EpisodeContext], ModelResponse]
 
@@ -69,13 +68,7 @@ class Script(BaseModel):
 def load_script(path: str | Path) -> Script:
     """Read and validate a script file, naming the file and field on error."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(text) if path.suffix in {".yaml", ".yml"} else json.loads(text)
-    except OSError as exc:
-        raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
-    except Exception as exc:
-        raise ScriptError(f"{path}: not valid JSON/YAML: {exc}") from None
+    data = bounded(load_document, ScriptError, path, "script")
     if isinstance(data, list):
         data = {"default": data}
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
+from mcptrials.console_text import PlainTable, plain
 from mcptrials.model import Task
 from mcptrials.replay.recording import ReplayError
 from mcptrials.replay.refresh import CLASSES, TaskRefresh
@@ -56,12 +56,12 @@ def write_tasks(path: Path, originals: list[Task], items: list[TaskRefresh]) -> 
 
 def print_refresh(items: list[TaskRefresh], originals: list[Task], console: Console) -> None:
     """The per-task table, the diffs of drifted tasks, and the counts."""
-    table = Table(title="Refresh: each task's reference plan on today's servers", title_justify="left")
+    table = PlainTable(title="Refresh: each task's reference plan on today's servers", title_justify="left")
     for column in ("task", "class", "baseline", "patterns", "reason"):
         table.add_column(column, overflow="fold")
     for item in items:
         colour = {"identical": "green", "drifted": "yellow", "broken": "red"}[item.verdict]
-        table.add_row(item.task_id, f"[{colour}]{item.verdict}[/{colour}]", item.baseline,
+        table.add_row(item.task_id, plain(item.verdict, colour), item.baseline,
                       ",".join(item.patterns) or "-", "; ".join(item.reasons)[:300] or "-")
     console.print(table)
     old = {t.id: t for t in originals}
@@ -70,9 +70,9 @@ def print_refresh(items: list[TaskRefresh], originals: list[Task], console: Cons
             console.print(task_diff(old[item.task_id], item.task), highlight=False, markup=False)
     changed = {c["tool"]: c for i in items for c in i.interface}
     if changed:
-        console.print("interface changes since the baseline: " + "; ".join(
-            f"{name} {c['status']} ({','.join(c['patterns']) or 'no pattern'})" for name, c in sorted(changed.items())),
-            highlight=False)
+        console.print(plain("interface changes since the baseline: " + "; ".join(
+            f"{name} {c['status']} ({','.join(c['patterns']) or 'no pattern'})"
+            for name, c in sorted(changed.items()))))
     counts = Counter(i.verdict for i in items)
     console.print(" ".join(f"{c} {counts.get(c, 0)}" for c in CLASSES) + f" of {len(items)} task(s)")
 
@@ -82,7 +82,8 @@ def print_decay(rows: list[dict[str, Any]], console: Console) -> None:
     if not rows:
         console.print("No refreshes stored yet (run `mcptrials refresh --db ...`).")
         return
-    table = Table(title="Benchmark decay: tasks still identical, drifted, broken per refresh", title_justify="left")
+    table = PlainTable(title="Benchmark decay: tasks still identical, drifted, broken per refresh",
+                       title_justify="left")
     for column in ("refresh", "when", "label", "tasks", "identical", "drifted", "broken"):
         table.add_column(column, justify="right" if column in {"tasks", *CLASSES} else "left")
     for row in rows:
@@ -113,6 +114,5 @@ def print_replayed(rows: list[dict[str, Any]], console: Console) -> None:
     """One line per replayed run."""
     for row in rows:
         calls = ", ".join(f"{k} {v}" for k, v in sorted(row["calls"].items())) or "no calls"
-        console.print(f"run {row['run_id']} is a REPLAY of {', '.join(row['source_runs'] or [])} "
-                      f"(--on-miss {row['on_miss']}): {row['episodes']} episode(s); calls answered: {calls}",
-                      highlight=False)
+        console.print(plain(f"run {row['run_id']} is a REPLAY of {', '.join(row['source_runs'] or [])} "
+                            f"(--on-miss {row['on_miss']}): {row['episodes']} episode(s); calls answered: {calls}"))

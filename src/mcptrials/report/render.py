@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mcptrials.console_tables import protect_ids
+from mcptrials.console_text import PlainTable, plain
 
 
 def _pct(value: float | None) -> str:
@@ -52,7 +53,7 @@ def _print_per_version(report: dict[str, Any], console: Console) -> None:
     rows = report.get("per_version", [])
     if not rows:
         return
-    table = Table(title="Results per server version", title_justify="left")
+    table = PlainTable(title="Results per server version", title_justify="left")
     for col in ("model", "agent", "version", "tasks", "k", "pass^k", "95% CI", "pass@k", "pass@1", "short of k",
                 "infra errors"):
         table.add_column(col, justify="left" if col in {"model", "agent", "version"} else "right")
@@ -68,7 +69,7 @@ def _print_infra(report: dict[str, Any], console: Console) -> None:
     rows = report.get("infra_unresolved", [])
     if not rows:
         return
-    table = Table(title="Infra errors still stored (not results: run the same command again to retry them)",
+    table = PlainTable(title="Infra errors still stored (not results: run the same command again to retry them)",
                   title_justify="left")
     for col in ("model", "agent", "task", "version", "infra episodes", "scored attempts"):
         table.add_column(col, justify="right" if col in {"infra episodes", "scored attempts"} else "left")
@@ -82,8 +83,8 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
     judges = report.get("judges") or {}
     if not judges:
         return
-    tiers = Table(title="Tier-1 vs Tier-1+2 (the Tier-2 judge may upgrade failed effect, value and state checkpoints)",
-                  title_justify="left")
+    tiers = PlainTable(title="Tier-1 vs Tier-1+2 (the Tier-2 judge may upgrade failed effect, value and state "
+                             "checkpoints)", title_justify="left")
     for col in ("model", "agent", "episodes", "Tier-1 pass", "Tier-1+2 pass", "judged", "overturned",
                 "judge errors"):
         tiers.add_column(col, justify="left" if col in {"model", "agent"} else "right")
@@ -92,7 +93,7 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
                       _pct(r["tier1_2_pass_rate"]), str(r["tier2_judged"]), str(r["tier2_overturned"]),
                       str(r["tier2_judge_errors"]))
     _show(console, tiers)
-    usage = Table(title="Judges: model, calls and cost", title_justify="left")
+    usage = PlainTable(title="Judges: model, calls and cost", title_justify="left")
     for col in ("judge", "judge model", "scores", "judge errors", "requests", "cached", "tokens", "cost $"):
         usage.add_column(col, justify="left" if col in {"judge", "judge model"} else "right")
     for u in judges["usage"]:
@@ -102,16 +103,17 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
     _show(console, usage)
     for r in judges.get("rubric", []):
         dims = ", ".join(f"{k} {v}" for k, v in r.items() if k not in {"model", "agent", "episodes"})
-        console.print(f"Rubric means ({r['model']} / {r['agent']}, {r['episodes']} episodes): {dims}")
+        console.print(plain(f"Rubric means ({r['model']} / {r['agent']}, {r['episodes']} episodes): {dims}"))
     for r in judges.get("keypoints", []):
-        console.print(f"Key-point judge ({r['model']} / {r['agent']}): pass rate {_pct(r['pass_rate'])} "
-                      f"over {r['episodes']} episodes")
+        console.print(plain(f"Key-point judge ({r['model']} / {r['agent']}): pass rate {_pct(r['pass_rate'])} "
+                            f"over {r['episodes']} episodes"))
     for r in judges.get("tf_ecs", []):
-        console.print(f"ECS on judged task fulfilment 1-10 ({r['model']} / {r['agent']}, {r['tasks']} tasks): "
-                      f"{_num(r['ecs_tf_1_10'])}; on the checkpoint fraction: {_num(r['ecs_checkpoint_fraction'])}")
+        console.print(plain(f"ECS on judged task fulfilment 1-10 ({r['model']} / {r['agent']}, {r['tasks']} tasks): "
+                            f"{_num(r['ecs_tf_1_10'])}; on the checkpoint fraction: "
+                            f"{_num(r['ecs_checkpoint_fraction'])}"))
     for model, counts in judges["error_types"]["per_model"].items():
-        console.print(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items(),
-                                                                                         key=lambda x: -x[1])))
+        ranked = sorted(counts.items(), key=lambda x: -x[1])
+        console.print(plain(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in ranked)))
 
 
 def print_tables(report: dict[str, Any], console: Console) -> None:
@@ -119,11 +121,11 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
     if not report["summary"]:
         console.print("No episodes stored yet.")
         return
-    table = Table(title="Results per model and agent (unit: one task on one server version)", title_justify="left")
+    table = PlainTable(title="Results per model and agent (unit: one task on one server version)", title_justify="left")
     for col in ("model", "agent", "task x version", "k", "pass^k", "95% CI", "pass@k", "pass@1", "short of k",
                 "infra errors"):
         table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
-    usage = Table(title="Tool use and cost", title_justify="left")
+    usage = PlainTable(title="Tool use and cost", title_justify="left")
     for col in ("model", "agent", "valid names", "schema ok", "calls ok", "tokens in", "tokens out", "cost $"):
         usage.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     for r in report["summary"]:
@@ -140,7 +142,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
     _print_infra(report, console)
     dims = sorted({b["dimension"] for b in report["breakdown"]})
     for dim in dims:
-        sub = Table(title=f"pass^k by {dim.replace('_', ' ')}", title_justify="left")
+        sub = PlainTable(title=f"pass^k by {dim.replace('_', ' ')}", title_justify="left")
         for col in ("model", "agent", dim, "task x version", "pass^k", "pass@1", "infra"):
             sub.add_column(col)
         for b in (b for b in report["breakdown"] if b["dimension"] == dim):
@@ -148,7 +150,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                         _pct(b["pass_at_1"]), str(b["infra_errors"]))
         _show(console, sub)
     for evo in report.get("evolution", []):
-        table = Table(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
+        table = PlainTable(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
                             f"{evo['ecs_tasks']} tasks)", title_justify="left")
         table.add_column("version")
         table.add_column("mean task score", justify="right")
@@ -156,14 +158,14 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
             table.add_row(version, _num(evo["stage_means"].get(version)))
         _show(console, table)
         if evo.get("ecs_basis"):
-            console.print(f"ECS: {evo['ecs_basis']}.")
+            console.print(plain(f"ECS: {evo['ecs_basis']}."))
         missing = evo.get("tasks_missing_versions", [])
         if missing:
-            console.print(f"Left out of ECS, {len(missing)} task(s) missing a version: " + ", ".join(
-                f"{m['task_id']} (no {'/'.join(m['missing'])})" for m in missing))
+            console.print(plain(f"Left out of ECS, {len(missing)} task(s) missing a version: " + ", ".join(
+                f"{m['task_id']} (no {'/'.join(m['missing'])})" for m in missing)))
         basis = "operators that touched the task's tools" if evo.get("blame_basis") == "tools" else \
             "every operator of the rounds in between (lineages not at hand)"
-        ops = Table(title=f"Operator impact (per consecutive pair of run versions; blame: {basis})",
+        ops = PlainTable(title=f"Operator impact (per consecutive pair of run versions; blame: {basis})",
                     title_justify="left")
         for col in ("operator", "mean score change", "transitions", "tasks broken"):
             ops.add_column(col, justify="left" if col == "operator" else "right")
@@ -179,4 +181,5 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         for e in failed:
             for code in e["failure_codes"]:
                 codes[code] = codes.get(code, 0) + 1
-        console.print("Failure codes: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items(), key=lambda x: -x[1])))
+        ranked = sorted(codes.items(), key=lambda x: -x[1])
+        console.print(plain("Failure codes: " + ", ".join(f"{c} {n}" for c, n in ranked)))

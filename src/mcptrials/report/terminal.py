@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from mcptrials.console_tables import fitted_table
+from mcptrials.console_text import plain
 from mcptrials.model import Task
 
 EPISODE_COLUMNS = ("task", "version", "attempt", "outcome", "failure codes", "calls", "turns")
 
 
-def episode_rows(episodes: list[dict[str, Any]]) -> list[list[str]]:
+def episode_rows(episodes: list[dict[str, Any]]) -> list[list[str | Text]]:
     """One table row per episode: task, version, attempt, outcome, failure codes (or infra error), calls, turns.
 
     An infra-error episode shows its infra error kind: the scorer's codes on it (the sandbox was never
@@ -36,7 +38,7 @@ def print_episodes(episodes: list[dict[str, Any]], console: Console) -> None:
     for (model, agent), mine in sorted(groups.items()):
         rows = episode_rows(mine)
         for row in rows:
-            row[3] = f"[{colour.get(row[3], 'white')}]{row[3]}[/]"
+            row[3] = plain(row[3], colour.get(str(row[3]), "white"))
         console.print(fitted_table(f"Episodes of {model} / {agent} ({len(rows)})", EPISODE_COLUMNS, rows,
                                    ids=("task", "outcome", "version"), right=("attempt", "calls", "turns"),
                                    width=console.width))
@@ -66,11 +68,11 @@ def print_codes(console: Console) -> None:
     """
     from mcptrials.report.codes import all_codes
 
-    families: dict[str, list[list[str]]] = {}
+    families: dict[str, list[list[str | Text]]] = {}
     for c in all_codes():
         family = "operators" if c.family.startswith("operator") else c.family + "s"
         level = f" ({c.family[c.family.index('(') + 1:-1]})" if c.family.startswith("operator (") else ""
-        families.setdefault(family, []).append([c.code, f"[bold]{c.name}[/bold]{level}: {c.meaning}"])
+        families.setdefault(family, []).append([c.code, Text.assemble((c.name, "bold"), f"{level}: {c.meaning}")])
     for family, rows in families.items():
         console.print(fitted_table(f"{family.capitalize()} ({len(rows)})", ("code", "meaning"), rows,
                                    ids=("code",), width=console.width))

@@ -8,6 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
+from mcptrials.console_text import plain
+
 
 class OutputError(ValueError):
     """A report or export that cannot be written where asked."""
@@ -40,5 +42,4 @@ def write_output(text: str, path: Path | None, console: Console) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    console.print(f"wrote {path} ({len(text.encode()) / 1e6:.1f} MB)" if len(text) > 1e6
-                  else f"wrote {path}", highlight=False)
+    console.print(plain(f"wrote {path} ({len(text.encode()) / 1e6:.1f} MB)" if len(text) > 1e6 else f"wrote {path}"))

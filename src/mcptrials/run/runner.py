@@ -56,6 +56,7 @@ from mcptrials.servers.pool import (
 )
 from mcptrials.servers.toolbox import Limits
 from mcptrials.store.db import Store, outcome_of
+from mcptrials.store.engine import StoreUnreachableError
 
 
 class FatalRunError(RuntimeError):
@@ -294,7 +295,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
     limiter = anyio.Semaphore(max(1, plan.concurrency))
     secrets = run_secrets(plan.servers.values(), [plan.model, *(getattr(j, "model", None) for j in plan.judges)])
-    fatal: list[FatalRunError] = []
+    fatal: list[FatalRunError | StoreUnreachableError] = []
     spent = [0.0]
     skipped_for_budget = [0]
 
@@ -306,30 +307,33 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
                 skipped_for_budget[0] += 1  # not stored: a re-run with a larger budget picks it up
                 return
             try:
-                episode, offered = await (plan.executor or run_episode)(plan, task, attempt, run_id, config_hash)
-            except FatalRunError as exc:
+                await _play_and_store(task, attempt, config_hash)
+            except (FatalRunError, StoreUnreachableError) as exc:  # the run cannot go on: stop every episode
                 fatal.append(exc)
                 cancel.cancel()
-                return
-            spent[0] += episode.usage.cost_usd
-            episode = scrub_episode(cap_episode(episode, plan.limits.output_cap), secrets)  # stored == scored
-            if (clean := scrub_tools(offered, secrets)) is not offered:  # a secret in a listed tool
-                offered = clean
-                episode = episode.model_copy(update={"tool_hashes": {q: t.schema_hash for q, t in clean.items()}})
-            scores = score_episode(task, episode, offered)
-            if plan.judges and episode.infra_error is None:
-                from mcptrials.judges.apply import judge_episode
 
-                judged = await judge_episode(plan.judges, task, episode, scores[0], offered)
-                spent[0] += sum(s.values.get("judge_cost_usd", 0.0) for s in judged)
-                scores += judged
-            store.save_tools(offered.values())
-            store.save_episode(episode, scores)
-            effects = scores[0]
-            counts[outcome_of(episode, effects)] += 1
-            activity.done(f"{task.id}#{attempt}")
-            if on_event:
-                on_event("episode", episode)
+    async def _play_and_store(task: Task, attempt: int, config_hash: str) -> None:
+        """Play one episode, score it and store it."""
+        episode, offered = await (plan.executor or run_episode)(plan, task, attempt, run_id, config_hash)
+        spent[0] += episode.usage.cost_usd
+        episode = scrub_episode(cap_episode(episode, plan.limits.output_cap), secrets)  # stored == scored
+        if (clean := scrub_tools(offered, secrets)) is not offered:  # a secret in a listed tool
+            offered = clean
+            episode = episode.model_copy(update={"tool_hashes": {q: t.schema_hash for q, t in clean.items()}})
+        scores = score_episode(task, episode, offered)
+        if plan.judges and episode.infra_error is None:
+            from mcptrials.judges.apply import judge_episode
+
+            judged = await judge_episode(plan.judges, task, episode, scores[0], offered)
+            spent[0] += sum(s.values.get("judge_cost_usd", 0.0) for s in judged)
+            scores += judged
+        store.save_tools(offered.values())
+        store.save_episode(episode, scores)
+        effects = scores[0]
+        counts[outcome_of(episode, effects)] += 1
+        activity.done(f"{task.id}#{attempt}")
+        if on_event:
+            on_event("episode", episode)
 
     idle = idle_limit(len(plan.servers), plan.concurrency)
     async with server_pool(plan.reuse, max_idle=idle) as pool, anyio.create_task_group() as tg:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,9 +138,26 @@ def _bound_nodes(root: Any, where: str) -> None:
         stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
 
 
-def load_document(path: Path, what: str = "file") -> Any:
-    """Read and parse ``path`` as YAML (``.yaml``/``.yml``) or JSON, within every bound above."""
+def load_document(path: Path, what: str = "file", *, yaml: bool | None = None) -> Any:
+    """Read and parse ``path`` as YAML or JSON, within every bound above; ``yaml`` None: YAML for
+    ``.yaml``/``.yml``, else JSON."""
     text = read_text(path, what)
-    if path.suffix.lower() in {".yaml", ".yml"}:
+    if path.suffix.lower() in {".yaml", ".yml"} if yaml is None else yaml:
         return parse_yaml(text, str(path))
     return parse_json(text, str(path))
+
+
+def load_jsonl(path: Path, what: str = "file") -> list[tuple[int, Any]]:
+    """(line number, value) of every non-blank line of a JSON Lines file, within every bound above."""
+    text = read_text(path, what)
+    return [(number, parse_json(line, f"{path}:{number}")) for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()]
+
+
+def bounded(load: Callable[..., Any], error: Callable[[str], Exception], *args: Any, **options: Any) -> Any:
+    """``load(*args, **options)`` (a loader of this module) with its refusal raised as the caller's ``error``
+    type, so commands and the callers that catch that type see one line naming the file."""
+    try:
+        return load(*args, **options)
+    except DocumentError as exc:
+        raise error(str(exc)) from None

@@ -41,11 +41,13 @@ def offered_tools(episode: Episode, catalog: Mapping[str, ToolInfo]) -> dict[str
 
 @dataclass
 class _Scored:
-    """One range's result: episodes read, episodes scored, task ids with no definition, who scored it."""
+    """One range's result: episodes read, episodes scored, task ids with no definition, rows that could not be
+    read, who scored it."""
 
     seen: int = 0
     scored: int = 0
     missing: set[str] = field(default_factory=set)
+    unreadable: list[str] = field(default_factory=list)
     pid: int = field(default_factory=os.getpid)
 
 
@@ -91,8 +93,11 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
     chunk = _STORE.episode_json_range(*bounds)
     out = _Scored(seen=len(chunk))
     rows, changed = [], {}
-    for data, stored in chunk:
-        episode = Episode.model_validate_json(data)
+    noted = len(_STORE.unreadable)
+    for episode_id, data, stored in chunk:
+        episode = _STORE.read_row("episode", episode_id, Episode.model_validate_json, data)
+        if episode is None:
+            continue
         task = task_for(_WORLD.known, episode.task_id, episode.version)
         if task is None:
             out.missing.add(episode.task_id)
@@ -105,6 +110,7 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
             changed[episode.id] = outcome
         out.scored += 1
     _STORE.write_score_rows(rows, changed)
+    out.unreadable = _STORE.unreadable[noted:]
     return out
 
 
@@ -117,6 +123,7 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
     started by a forkserver (see ``_Helpers``); this process scores chunks while they start.
     ``on_chunk(n)`` is called after each chunk of ``n`` episodes is written (a progress bar).
     Returns the number re-scored and the ids of tasks that could not be found.
+    Stored episodes that cannot be read are left out and listed in ``store.unreadable``.
     """
     global _WORLD, _STORE
     known = store.tasks()
@@ -130,6 +137,7 @@ def rescore(store: Store, tasks: Mapping[tuple[str, str], Task] | None = None, *
         for result in _scored_chunks(store, workers, chunk):
             count += result.scored
             missing |= result.missing
+            store.unreadable += [line for line in result.unreadable if line not in store.unreadable]
             if on_chunk:
                 on_chunk(result.seen)
     finally:

@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
+from mcptrials.console_text import PlainTable, plain
 from mcptrials.model import ServerSpec, Task
 from mcptrials.servers.config import ConfigError
 from mcptrials.servers.health import Survey
@@ -46,20 +46,20 @@ def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt:
     else:
         title = f"{payload['servers']} servers, {payload['tools']} tools"
         title += f", {len(failed)} failed" if failed else ""
-        table = Table(title=title, title_justify="left")
+        table = PlainTable(title=title, title_justify="left")
         for col in ("server", "status", "category", "dynamism", "tools", "resources", "prompts"):
             table.add_column(col)
         for name, info in payload["per_server"].items():
-            status = "[red]FAILED[/red]" if info["error"] else "[green]ok[/green]"
+            status = plain("FAILED", "red") if info["error"] else plain("ok", "green")
             counts = ([str(info["tools"]), str(len(info["resources"]) + len(info["resource_templates"])),
                        str(len(info["prompts"]))] if not info["error"] else ["-", "-", "-"])
             table.add_row(name, status, str(info["category"] or "-"), info["dynamism"], *counts)
         out.print(table)
         for name, info in payload["per_server"].items():
             for tool, why in info["not_offered"].items():
-                err.print(f"[yellow]{name}[/yellow]: tool {tool!r} not offered: {why}", highlight=False)
+                err.print(plain(name, "yellow") + plain(f": tool {tool!r} not offered: {why}"))
     for name, reason in failed.items():
-        err.print(f"[red]{name}[/red]: failed to start: {reason}", highlight=False)
+        err.print(plain(name, "red") + plain(f": failed to start: {reason}"))
     return 1 if failed else 0
 
 
@@ -72,7 +72,7 @@ def run_isolation(specs: dict[str, ServerSpec], tasks: list[Task], limits: Limit
     from mcptrials.servers.isolation import probe
 
     progress = Progress(TextColumn("isolation probe"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.description}"), console=err, transient=True)
+                        TextColumn("{task.description}", markup=False), console=err, transient=True)
     bar = progress.add_task("", total=len(tasks))
 
     def on_task(task: Task) -> None:
@@ -85,11 +85,11 @@ def run_isolation(specs: dict[str, ServerSpec], tasks: list[Task], limits: Limit
                                      "problems": problems}, indent=2) + "\n")
     else:
         for leak in leaks:
-            out.print(f"[red]LEAK[/red] {leak.line()}", highlight=False)
+            out.print(plain("LEAK", "red") + plain(f" {leak.line()}"))
         for problem in problems:
-            err.print(f"[yellow]not probed[/yellow] {problem}", highlight=False)
+            err.print(plain("not probed", "yellow") + plain(f" {problem}"))
         servers = sorted({leak.server for leak in leaks})
-        out.print(f"isolation: {probed} stateful task(s) played twice in fresh episodes; "
-                  + (f"state kept outside the sandbox by: {', '.join(servers)}" if servers else "no server kept state"),
-                  highlight=False)
+        out.print(plain(f"isolation: {probed} stateful task(s) played twice in fresh episodes; "
+                        + (f"state kept outside the sandbox by: {', '.join(servers)}" if servers
+                           else "no server kept state")))
     return 1 if leaks or problems else 0

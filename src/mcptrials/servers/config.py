@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from mcptrials.model import ServerSpec, server_name_problem
-from mcptrials.safety.loading import DocumentError, load_document
+from mcptrials.safety.loading import DocumentError, load_document, read_text
 
 EPISODE_VARS = ("MCPTRIALS_SANDBOX", "MCPTRIALS_NOW", "MCPTRIALS_EPISODE")
 """Variables whose value is known only when an episode starts; they survive loading unexpanded."""
@@ -104,10 +104,9 @@ def _env_file(value: Any, where: str, dialect: Dialect) -> dict[str, str]:
     if not path.is_absolute():
         path = (dialect.workspace or Path.cwd()) / path
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
-        raise ConfigError(f"{where}: field 'envFile': cannot read {path} ({reason})") from None
+        text = read_text(path, "envFile")
+    except DocumentError as exc:
+        raise ConfigError(f"{where}: field 'envFile': {exc}") from None
     import io
 
     return {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v is not None}

@@ -192,6 +192,8 @@ class Prestarter:
     def close(self) -> None:
         """Stop every prepared, unclaimed server and remove its sandbox."""
         self.queue.clear()
+        if self._slots is not None:  # wake ``_run`` if it waits for a slot no episode will free (a stopped run)
+            self._slots.release()
         for conn in self._conns:
             conn.close()
         for unit in list(self.units.values()):

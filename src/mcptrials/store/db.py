@@ -15,10 +15,10 @@ its scores.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -34,6 +34,7 @@ from sqlalchemy import (
     bindparam,
     func,
     select,
+    type_coerce,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -41,10 +42,11 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 
 from mcptrials.model import Episode, Score, Task, ToolInfo
-from mcptrials.store.engine import StoreError, display_url, open_engine, store_url
+from mcptrials.store.engine import StoreError, StoreUnreachableError, display_url, open_engine, store_url
 from mcptrials.store.migrate import check_store
 
 metadata = MetaData()
+_T = TypeVar("_T")
 
 runs = Table(
     "runs", metadata,
@@ -178,16 +180,21 @@ class Store:
         self.url = display_url(target)
         self.read_only = read_only
         self._known_tools: set[str] = set()
+        self.unreadable: list[str] = []
+        """Stored rows that could not be read and were left out (one line each: table, key, what is wrong)."""
         self.engine: Engine = open_engine(target, read_only=read_only)
         try:
             if read_only:
                 check_store(self.engine, display_url(url))
             elif migrate:
                 upgrade(self.engine, metadata)
+        except StoreUnreachableError as exc:  # down before anything was done: a setting to fix, not an outage
+            self.engine.dispose()
+            raise StoreError(f"cannot open the result store {self.url}: {exc.detail}") from None
         except StoreError:
             self.engine.dispose()
             raise
-        except DBAPIError as exc:
+        except DBAPIError as exc:  # a server's refusal, or a file that is damaged or not a database
             self.engine.dispose()
             raise StoreError(f"cannot open the result store {self.url}: {_first_line(exc)}") from None
 
@@ -318,7 +325,7 @@ class Store:
             row = conn.execute(select(judgments.c.data).where(
                 (judgments.c.judge == judge) & (judgments.c.version == version)
                 & (judgments.c.prompt_hash == prompt_hash))).first()
-        return None if row is None else dict(json.loads(row[0]))
+        return None if row is None else self.read_row("judgment", prompt_hash, json_object, row[0])
 
     # -- reading -----------------------------------------------------------------------
 
@@ -351,49 +358,72 @@ class Store:
             yield last, through
             last = through
 
-    def episode_json_range(self, after: str, through: str | None) -> list[tuple[str, str]]:
-        """(JSON, stored outcome) of every episode with ``after < id <= through`` (``through`` None: no
+    def episode_json_range(self, after: str, through: str | None) -> list[tuple[str, str, str]]:
+        """(id, JSON, stored outcome) of every episode with ``after < id <= through`` (``through`` None: no
         upper bound)."""
         where = episodes.c.id > after
         if through is not None:
             where = where & (episodes.c.id <= through)
         with self.engine.connect() as conn:
-            return [(row[0], row[1]) for row in conn.execute(
-                select(episodes.c.data, episodes.c.outcome).where(where).order_by(episodes.c.id))]
+            return [(row[0], row[1], row[2]) for row in conn.execute(
+                select(episodes.c.id, episodes.c.data, episodes.c.outcome).where(where).order_by(episodes.c.id))]
+
+    def read_row(self, what: str, key: str, parse: Callable[[Any], _T], data: Any) -> _T | None:
+        """``parse(data)``, or None when the stored row cannot be read: then it is noted in ``unreadable``."""
+        try:
+            return parse(data)
+        except (ValueError, TypeError) as exc:  # bad JSON, a pydantic ValidationError (a ValueError), wrong type
+            line = f"{what} {key}: {row_problem(exc)}"
+            if line not in self.unreadable:
+                self.unreadable.append(line)
+            return None
 
     def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
-        query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
+        """Every stored episode (of one run when given) in report order; unreadable rows are left out."""
+        query = select(episodes.c.id, episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
                                                  episodes.c.version, episodes.c.attempt)
         if run_id:
             query = query.where(episodes.c.run_id == run_id)
         with self.engine.connect() as conn:
-            for (data,) in conn.execute(query):
-                yield Episode.model_validate_json(data)
+            for episode_id, data in conn.execute(query):
+                episode = self.read_row("episode", episode_id, Episode.model_validate_json, data)
+                if episode is not None:
+                    yield episode
 
     def scores(self) -> dict[str, dict[str, Score]]:
         """All scores as {episode_id: {scorer: score}}."""
         out: dict[str, dict[str, Score]] = {}
         with self.engine.connect() as conn:
-            for (data,) in conn.execute(select(scores.c.data)):
-                score = Score.model_validate_json(data)
-                out.setdefault(score.episode_id, {})[score.scorer] = score
+            for episode_id, scorer, data in conn.execute(select(scores.c.episode_id, scores.c.scorer, scores.c.data)):
+                score = self.read_row("score", f"{episode_id} {scorer}", Score.model_validate_json, data)
+                if score is not None:
+                    out.setdefault(score.episode_id, {})[score.scorer] = score
         return out
 
     def tasks(self) -> dict[tuple[str, str], Task]:
         """Every stored task definition keyed by (task id, server version)."""
         with self.engine.connect() as conn:
-            return {(row.id, row.version): Task.model_validate(row.data) for row in conn.execute(select(tasks))}
+            rows = conn.execute(select(tasks.c.id, tasks.c.version, type_coerce(tasks.c.data, Text)))
+            found = {(i, v): self.read_row("task", f"{i} {v}", lambda d: Task.model_validate(json_object(d)), data)
+                     for i, v, data in rows}
+        return {key: task for key, task in found.items() if task is not None}
 
     def tool_catalog(self) -> dict[str, ToolInfo]:
         """Every tool ever offered, keyed by ``schema_hash:server``."""
         with self.engine.connect() as conn:
-            return {row.hash: ToolInfo.model_validate(row.data) for row in conn.execute(select(tools))}
+            rows = conn.execute(select(tools.c.hash, type_coerce(tools.c.data, Text)))
+            found = {key: self.read_row("tool", key, lambda d: ToolInfo.model_validate(json_object(d)), data)
+                     for key, data in rows}
+        return {key: tool for key, tool in found.items() if tool is not None}
 
     def runs(self) -> list[dict[str, Any]]:
+        """Every run with its settings, oldest first; a run whose settings cannot be read is left out."""
         with self.engine.connect() as conn:
-            return [{"id": r.id, "created_at": r.created_at, "config_hash": r.config_hash,
-                     "config": r.config if isinstance(r.config, dict) else json.loads(r.config)}
-                    for r in conn.execute(select(runs).order_by(runs.c.created_at))]
+            rows = conn.execute(select(runs.c.id, runs.c.created_at, runs.c.config_hash,
+                                       type_coerce(runs.c.config, Text)).order_by(runs.c.created_at))
+            found = [(r, self.read_row("run", r[0], json_object, r[3])) for r in rows]
+        return [{"id": r[0], "created_at": r[1], "config_hash": r[2], "config": config}
+                for r, config in found if config is not None]
 
     def close(self) -> None:
         self.engine.dispose()
@@ -412,6 +442,26 @@ def _existing(target: str | Path) -> URL:
     if "://" in text:
         return store_url(text)
     return URL.create("sqlite", database=str(Path(text).expanduser()))
+
+
+def json_object(data: Any) -> dict[str, Any]:
+    """A stored JSON object (text, or already decoded by the driver); ValueError when it is not one."""
+    value = json.loads(data) if isinstance(data, str | bytes) else data
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def row_problem(exc: Exception) -> str:
+    """What is wrong with a stored row in one line: a validation error's first field and message, else the
+    error's first line."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return (f"{where}: {first['msg']}" if where else str(first["msg"]))[:300]
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def _first_line(exc: Exception) -> str:

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.engine import URL, ExceptionContext, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from mcptrials.safety.urls import masked_url
 
 
 class StoreError(Exception):
     """The result store cannot be opened or used (bad URL, server down, missing driver): one clear line."""
+
+
+class StoreUnreachableError(StoreError):
+    """A database server that stopped answering (stopped, restarted, network down) while a command used it."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        super().__init__(f"{where}: the database server stopped answering ({detail})")
+        self.detail = detail
 
 
 def store_url(target: str | Path) -> URL:
@@ -45,6 +55,7 @@ def open_engine(url: URL, *, read_only: bool = False) -> Engine:
     ``read_only``: the database refuses every write (SQLite opened ``mode=ro``, PostgreSQL sessions read-only),
     so a command that only reads can never change the file or database it is pointed at.
     """
+    named = url.database or display_url(url)  # the file a damaged-store message names, as the user gave it
     if read_only and url.get_backend_name() == "sqlite":
         url = _read_only_sqlite(url)
     try:
@@ -56,8 +67,11 @@ def open_engine(url: URL, *, read_only: bool = False) -> Engine:
         raise StoreError(f"cannot open {display_url(url)}: missing database driver {exc.name}{extra}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_reader if read_only else sqlite_pragmas)
-    elif read_only:
-        event.listen(engine, "connect", _read_only_session)
+        event.listen(engine, "handle_error", partial(damaged_sqlite, named))
+    else:
+        if read_only:
+            event.listen(engine, "connect", _read_only_session)
+        event.listen(engine, "handle_error", partial(server_gone, display_url(url)))
     return engine
 
 
@@ -82,6 +96,28 @@ def _read_only_session(dbapi_conn: Any, _record: Any) -> None:
     cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
     cursor.close()
     dbapi_conn.commit()
+
+
+def server_gone(where: str, context: ExceptionContext) -> None:
+    """A lost or refused connection to the database server of ``where`` (its masked URL): one
+    ``StoreUnreachableError`` naming the store."""
+    if context.is_disconnect or (context.connection is None
+                                 and isinstance(context.sqlalchemy_exception, OperationalError)):
+        found = context.original_exception
+        first = next((line.strip() for line in str(found).splitlines() if line.strip()), type(found).__name__)
+        raise StoreUnreachableError(where, first)
+
+
+DAMAGED_SQLITE = {11: "is damaged (database disk image is malformed)", 26: "is not a SQLite database"}
+"""SQLite's primary result codes for a file that cannot be read as a database: SQLITE_CORRUPT, SQLITE_NOTADB."""
+
+
+def damaged_sqlite(where: str, context: ExceptionContext) -> None:
+    """A SQLite file (``where``) found damaged or not a database, at any statement: one ``StoreError`` naming it."""
+    found = context.original_exception
+    code = getattr(found, "sqlite_errorcode", 0) & 0xFF if isinstance(found, sqlite3.DatabaseError) else 0
+    if code in DAMAGED_SQLITE:
+        raise StoreError(f"{where}: {DAMAGED_SQLITE[code]}")
 
 
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -24,6 +24,7 @@ import anyio
 from sqlalchemy import Connection, select
 
 from mcptrials.store.db import Store, run_locks, runs
+from mcptrials.store.engine import StoreUnreachableError
 
 HEARTBEAT_S = 15.0
 STALE_AFTER_S = 90.0
@@ -183,4 +184,5 @@ async def hold_run_lock(store: Store, key: str, run_id: str, label: str) -> Asyn
         stop.set()
         with anyio.CancelScope(shield=True):  # a cancelled run (Ctrl-C) must still give its lock back
             await anyio.to_thread.run_sync(beater.join)
-        lock.release()
+        with contextlib.suppress(StoreUnreachableError):  # a server that went away: the next run sweeps the lock
+            lock.release()

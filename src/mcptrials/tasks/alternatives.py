@@ -22,7 +22,6 @@ File format (YAML or JSON: a list, or ``{"alternatives": [...]}``)::
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,12 +29,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mcptrials.evolve.mapping import ToolRemovedError, rewrite_call
 from mcptrials.evolve.plan import PlanChain
 from mcptrials.model import PlannedCall, ServerSpec, Task, split_qualified
+from mcptrials.safety.loading import bounded, load_document
 
 ACCEPT_CLASSES = ("other_tool", "other_order", "extra_reads", "other_spelling", "rephrased_answer",
                   "numbers_in_words", "former_latter", "literal_list", "other_unit")
@@ -101,13 +100,7 @@ def load_alternatives(*paths: str | Path) -> list[Alternative]:
         files = sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml", ".json"}) if path.is_dir() \
             else [path]
         for file in files:
-            try:
-                text = file.read_text(encoding="utf-8")
-                data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
-            except OSError as exc:
-                raise AlternativesError(f"{file}: cannot read ({exc.strerror})") from None
-            except (ValueError, yaml.YAMLError) as exc:
-                raise AlternativesError(f"{file}: not valid JSON/YAML: {exc}") from None
+            data = bounded(load_document, AlternativesError, file, "alternatives file", yaml=file.suffix != ".json")
             if isinstance(data, dict):
                 data = data.get("alternatives", [])
             if not isinstance(data, list):

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from mcptrials.model import Episode, Score, Task, chain_stratum
-from mcptrials.store.db import Store, episodes, runs, scores, task_for, tasks
+from mcptrials.store.db import Store, episodes, row_problem, runs, scores, task_for, tasks
 from mcptrials.store.run_status import run_states
 
 OUTCOMES = ("passed", "failed", "infra_error")
@@ -338,7 +338,7 @@ def load_episode(store: Store, ref: str) -> EpisodeBundle:
         try:
             episode = Episode.model_validate_json(row.data)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise EpisodeReadError(f"episode {episode_id} in {store.url} cannot be read: {_first_error(exc)}"
+            raise EpisodeReadError(f"episode {episode_id} in {store.url} cannot be read: {row_problem(exc)}"
                                    " (written by another version of mcptrials, or damaged)") from None
         found: dict[str, Score] = {}
         for scorer, data in conn.execute(select(scores.c.scorer, scores.c.data)
@@ -346,27 +346,16 @@ def load_episode(store: Store, ref: str) -> EpisodeBundle:
             try:
                 found[scorer] = Score.model_validate_json(data)
             except ValueError as exc:
-                problems.append(f"the stored {scorer!r} score cannot be read: {_first_error(exc)}")
+                problems.append(f"the stored {scorer!r} score cannot be read: {row_problem(exc)}")
         defs: dict[tuple[str, str], Task] = {}
         for r in conn.execute(select(tasks).where(tasks.c.id == episode.task_id)):
             try:
                 defs[(r.id, r.version)] = Task.model_validate(_json_object(r.data))
             except ValueError as exc:
                 problems.append(f"the stored definition of task {r.id} {r.version} cannot be read: "
-                                f"{_first_error(exc)}")
+                                f"{row_problem(exc)}")
     return EpisodeBundle(episode=episode, scores=found, task=task_for(defs, episode.task_id, episode.version),
                          outcome=row.outcome, problems=problems)
-
-
-def _first_error(exc: Exception) -> str:
-    """What went wrong in one line: a validation error's first field and message, else the first line."""
-    from pydantic import ValidationError
-
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return (f"{where}: {first['msg']}" if where else str(first["msg"]))[:300]
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def sibling_rows(store: Store, task_id: str) -> list[EpisodeRow]:

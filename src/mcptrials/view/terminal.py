@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 
 from rich.console import Console, Group
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
+from mcptrials.console_text import PlainTable
+from mcptrials.console_text import plain as _t
 from mcptrials.model import ToolCallRecord
 from mcptrials.view.episode import FINAL, EpisodeView, StepView
 
 _RESULT_LINES = 12
 _RESULT_CHARS = 1500
 """At most this much of a result or of a call's arguments is printed (the web page shows all of it)."""
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _t(text: object, style: str = "") -> Text:
-    """Stored text (a tool's result, a model's reply) as plain rich Text: never read as markup, and terminal
-    control characters (escape sequences a server could send) shown as ``\\x1b``, not obeyed."""
-    return Text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)), style=style)
 
 
 def _clip(text: str, lines: int = _RESULT_LINES, chars: int = _RESULT_CHARS) -> str:
@@ -127,7 +118,7 @@ def _print_checkpoints(view: EpisodeView, console: Console) -> None:
             console.print(mark + Text(" ") + _t(cid, "bold") + Text(f"  {where}", style="dim"))
             console.print(Padding(detail, (0, 0, 0, 4)))
         return
-    table = Table(title="checkpoints", title_justify="left", expand=True)
+    table = PlainTable(title="checkpoints", title_justify="left", expand=True)
     table.add_column("", width=2)
     table.add_column("checkpoint", overflow="fold")
     table.add_column("where", ratio=1)
