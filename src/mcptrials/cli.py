@@ -50,6 +50,8 @@ JudgesOpt = Annotated[str, typer.Option("--judges", help=JUDGES_HELP)]
 RubricRepeatsOpt = Annotated[int, typer.Option("--rubric-repeats", min=1, help=RUBRIC_REPEATS_HELP)]
 JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_URL_HELP)]
 ALL_JUDGES = "tier2,keypoints,rubric,errors"
+INFRA_LEFT = 5
+"""Exit code of ``run`` when it finished but episodes ended in an infra error (not scored; a re-run retries them)."""
 
 
 class UsageError(Exception):
@@ -345,7 +347,8 @@ def run(
 
     Exit codes: 0 done; 2 bad input; 3 stopped by an error no retry fixes (bad key, unknown model); 4 the
     embedded model's llama.cpp build crashes on this machine (the message names the command that rebuilds
-    it); 128 + N stopped by signal N (130 for Ctrl-C, 143 for SIGTERM).
+    it); 5 done, but some episodes ended in an infra error (each reason printed once; re-run to retry them);
+    128 + N stopped by signal N (130 for Ctrl-C, 143 for SIGTERM).
     """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
     from mcptrials.models.base import SamplingSettings
@@ -421,16 +424,26 @@ def run(
             _check_local_builds([judge_model.chat])
             for plan in plans:
                 plan.judges = judge_list
+    from mcptrials.report.headline import distinct_infra, pass_headline
+
+    infra_left = [0]
+
     async def run_plans() -> None:
         # one event loop for every plan: providers keep pooled connections that belong to the loop
         for plan in plans:
             view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
             with view.progress:
                 result = await execute(plan, store, view)
+            counts = result.counts
             err.print(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
-                      f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
-                      f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
-                      f"cost ${result.cost_usd:.4f}) -> {store.url}")
+                      f"{result.duration_s:.1f}s: passed "
+                      f"{pass_headline(counts['passed'], counts['failed'], counts['infra_error'])} "
+                      f"(failed {counts['failed']}; {result.skipped} already stored; cost ${result.cost_usd:.4f}) -> "
+                      f"{store.url}", highlight=False)
+            for failure in distinct_infra(result.infra):
+                for line in failure.lines():
+                    err.print(escape(line), highlight=False, soft_wrap=True)
+            infra_left[0] += counts["infra_error"]
             if result.not_started:
                 err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
                           "re-run with a larger --max-cost to continue.")
@@ -458,6 +471,10 @@ def run(
     print_tables(report_from_store(store), out)
     if quick:
         _print_next_steps(db)
+    if infra_left[0]:
+        err.print(f"[yellow]{infra_left[0]} episode(s) ended in an infra error[/yellow] (not scored, reasons above); "
+                  "fix the cause and run the same command again to retry them.", highlight=False)
+        raise typer.Exit(INFRA_LEFT)
 
 
 def _print_next_steps(db: str) -> None:
