@@ -406,6 +406,7 @@ def run(
         sampler = _models([sampling_model], None, base_url, sampling, prices, tool_mode, False)[0] \
             if sampling_model else None
         _check_local_builds([*chats, sampler])  # before the store is touched: a crashing build leaves no trace
+        _lint_specs(plans, live=replayed is None and executor == "local")
         for plan in plans:
             plan.replay = replayed.replay if replayed is not None else None
             plan.client = ClientOptions(sampling_model=sampler, blobs=BlobStore.beside(db),
@@ -475,6 +476,19 @@ def run(
         err.print(f"[yellow]{infra_left[0]} episode(s) ended in an infra error[/yellow] (not scored, reasons above); "
                   "fix the cause and run the same command again to retry them.", highlight=False)
         raise typer.Exit(INFRA_LEFT)
+
+
+def _lint_specs(plans: list[Any], live: bool) -> None:
+    """Stop before any episode when a spec can never be met (``tasks check``'s lint, ``run.preflight``)."""
+    from mcptrials.run.preflight import spec_problems
+
+    problems: list[str] = []
+    for plan in {plan.version: plan for plan in plans}.values():  # one lint per server version
+        found = anyio.run(spec_problems, plan.servers, plan.tasks, plan.limits, live)
+        problems += [f"{p} (on {plan.version})" if len(plans) > 1 and plan.version != "v0" else p for p in found]
+    if problems:
+        more = f" (+{len(problems) - 1} more; `mcptrials tasks check` lists them)" if len(problems) > 1 else ""
+        raise UsageError(f"spec lint: {problems[0]}{more}; no episode was run")
 
 
 def _print_next_steps(db: str) -> None:
