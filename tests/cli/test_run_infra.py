@@ -3,34 +3,12 @@ headline counts the infra episodes, and the exit code says infra errors remain."
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLES = Path(__file__).parents[2] / "src" / "mcptrials" / "examples"
-FAULTY = Path(__file__).parents[1] / "support" / "faulty_server.py"
-
-
-def infra_world(folder: Path) -> tuple[Path, Path]:
-    """The two example servers plus ``broken`` (exits at start, saying why on stderr); the three example
-    tasks plus one on ``broken``."""
-    servers = folder / "servers.json"
-    servers.write_text(json.dumps({"mcpServers": {
-        "rail": {"command": sys.executable, "args": ["-m", "mcptrials.examples.trains_server"]},
-        "notes": {"command": sys.executable, "args": ["-m", "mcptrials.examples.notes_server"],
-                  "dynamism": "stateful_write"},
-        "broken": {"command": sys.executable, "args": [str(FAULTY)], "env": {"FAULTY_FAIL_START": "1"}},
-    }}))
-    tasks = [json.loads(line) for line in (EXAMPLES / "tasks.jsonl").read_text().splitlines() if line.strip()]
-    tasks.append({"id": "needs-broken", "prompt": "Echo hi.", "servers": ["broken"],
-                  "spec": {"checkpoints": [{"id": "c1", "kind": "tool_effect", "tools": ["broken__echo"]}]},
-                  "reference": [{"tool": "broken__echo", "args": {"text": "hi"}}]})
-    path = folder / "tasks.jsonl"
-    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    return servers, path
-
+from infra_world import infra_world
 
 def mcptrials(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcptrials.cli", *args], capture_output=True, text=True, cwd=cwd,
