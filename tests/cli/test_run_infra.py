@@ -10,6 +10,7 @@ from pathlib import Path
 
 from infra_world import infra_world
 
+
 def mcptrials(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcptrials.cli", *args], capture_output=True, text=True, cwd=cwd,
                           env={**os.environ, "COLUMNS": "200"}, timeout=300)
