@@ -620,10 +620,22 @@ def report(
     = None,
     episodes: Annotated[bool, typer.Option(
         "--episodes", help="Also list every episode: task id, version, attempt, outcome, failure codes.")] = False,
+    only_models: Annotated[list[str] | None, typer.Option(
+        "--model", help="Only episodes of this model (repeatable; `none` for model-free agents).")] = None,
+    only_agents: Annotated[list[str] | None, typer.Option(
+        "--agent", help="Only episodes of this agent (repeatable).")] = None,
+    only_runs: Annotated[list[str] | None, typer.Option("--run", help="Only episodes of this run id (repeatable).")]
+    = None,
+    only_tasks: Annotated[list[str] | None, typer.Option("--task", help="Only episodes of this task id (repeatable).")]
+    = None,
 ) -> None:
-    """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
+    """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows.
+
+    When the model x agent rows ran different task sets, the leaderboard ranks them on the units they all
+    share (and says how many). Exit codes: 0 done; 2 bad input (a filter no stored episode matches).
+    """
     from mcptrials.report.render import print_tables
-    from mcptrials.report.summary import report_from_store
+    from mcptrials.report.summary import EpisodeFilter, report_from_store
     from mcptrials.store.db import Store
     from mcptrials.store.run_status import attention as run_attention
 
@@ -642,7 +654,10 @@ def report(
         if decay:
             _print_decay(store, fmt)
             return
-        data = report_from_store(store, k, lineages=found)
+        only = EpisodeFilter(*(tuple(v or ()) for v in (only_models, only_agents, only_runs, only_tasks)))
+        if only and (unknown := only.unknown(store)):
+            raise UsageError("; ".join(unknown))
+        data = report_from_store(store, k, lineages=found, only=only)
         data.update(_replay_sections(store))
         data.update(run_attention(store))
         if labels is not None:
