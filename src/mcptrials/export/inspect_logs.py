@@ -78,7 +78,7 @@ def _messages(episode: Episode, task: Task | None, blobs: BlobStore | None = Non
                 out.append(ChatMessageAssistant(content="", tool_calls=[ToolCall(
                     id=step.call_id, function=step.name, arguments=step.arguments or {})], model=episode.model))
                 announced.add(step.call_id)
-            error = ToolCallError("timeout" if step.error_kind == "timeout" else "unknown",
+            error = ToolCallError("timeout" if step.error_kind in {"timeout", "server_unresponsive"} else "unknown",
                                   f"{step.error_kind or 'tool_error'}: {step.content}") if step.is_error else None
             out.append(ChatMessageTool(content=_tool_content(step, blobs), tool_call_id=step.call_id,
                                        function=step.name, error=error))

@@ -6,8 +6,8 @@ structured outcome with an error kind, never an exception that escapes to the ru
 
 Who is to blame decides the kind. A call that runs past the per-call timeout is probed: when
 the server still answers another request, the call itself was too slow (the agent's arguments asked for
-too much) and the agent sees a ``tool_error`` saying so; when it does not, the server is stuck
-and the outcome is infrastructure (``timeout``). An HTTP 5xx answer to a call on a
+too much): a ``timeout`` the agent sees and is scored on; when it does not, the server is stuck
+and the outcome is infrastructure (``server_unresponsive``). An HTTP 5xx answer to a call on a
 streamable-HTTP server is the server failing, never the agent: infrastructure (``server_crash``).
 """
 
@@ -424,10 +424,11 @@ class ServerConnection:
         if await self.responsive():
             return CallOutcome(f"tool call timed out after {waited} and was abandoned; the server is still "
                                "running, so the request itself takes too long (ask for less, or narrow it)",
-                               is_error=True, error_kind="tool_error", latency_s=time.perf_counter() - t0)
+                               is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
         self.dead = f"no answer to a call within {waited} nor to a request after it"
         return CallOutcome(f"tool call timed out after {waited} and server {self.spec.name!r} no longer "
-                           "answers", is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
+                           "answers", is_error=True, error_kind="server_unresponsive",
+                           latency_s=time.perf_counter() - t0)
 
 
 def _connect_mode(spec: ServerSpec) -> str:
