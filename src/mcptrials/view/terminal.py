@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mcptrials.model import ToolCallRecord
+from mcptrials.servers.client import event_lines
 from mcptrials.view.episode import FINAL, EpisodeView, StepView
 
 _RESULT_LINES = 12
@@ -70,7 +71,8 @@ def _step(view: StepView, width: int = 100) -> Panel:
                 Text("error " if step.is_error else "result ", style="dim")
                 + _t(_clip(step.content), "red" if step.is_error else ""),
                 *[_t(f"[{m.get('kind')} {m.get('mime_type')}, {m.get('bytes', '?')} B]", "magenta")
-                  for m in view.media]]
+                  for m in view.media],
+                *[Text("server ", style="dim") + _t(line, "yellow") for line in event_lines(step.events)]]
         return _panel(head, meta, body, width, "red" if step.is_error else "blue")
     head = Text(f"#{step.index} ", style="dim") + Text("model turn" if step.role == "agent" else f"{step.role} call",
                                                          style="bold magenta")
