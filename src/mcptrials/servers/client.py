@@ -97,6 +97,10 @@ class ClientSide:
         self.events.append(event)
         return event
 
+    def note(self, event: dict[str, Any]) -> None:
+        """Record an event the connection saw (a task's course), stamped like the callbacks' own."""
+        self._record(**event)
+
     def take_events(self, since: int) -> list[dict[str, Any]]:
         """The events recorded from position ``since`` on."""
         return self.events[since:]
@@ -280,6 +284,8 @@ def event_lines(events: list[dict[str, Any]]) -> list[str]:
                                if isinstance(m, dict))
             said = f"error: {_short(e['error'])}" if e.get("error") else f"replied {_short(e.get('reply', ''))!r}"
             lines.append(f"sampling ({e.get('model') or 'no model'}): asked {asked!r} → {said}")
+        elif kind == "task":
+            lines.append(f"task {e.get('task_id')}: {' → '.join(map(str, e.get('statuses') or []))}")
         elif kind == "elicitation":
             content = f" {_short(e['content'])}" if e.get("content") else ""
             lines.append(f"elicitation {_short(e.get('message', ''))!r} → {e.get('action')}{content}")

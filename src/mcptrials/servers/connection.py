@@ -24,7 +24,6 @@ from typing import Any, TextIO
 
 import anyio
 import httpx2
-import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -47,6 +46,7 @@ from mcptrials.servers.config import episode_spec
 from mcptrials.servers.extras import Extras, ExtrasError
 from mcptrials.servers.forkserver import ForkServer
 from mcptrials.servers.guard import guarded
+from mcptrials.servers.task_calls import call_as_task, can_call_tasks
 
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
@@ -256,7 +256,7 @@ class ServerConnection:
                                   sampling_callback=side.sampling if _declares_sampling(self.setup) else None,
                                   mode=_connect_mode(self.spec)) as client:
                     listing = await client.list_tools()
-                    listed = self.extras.admit(listing.tools)
+                    listed = self.extras.admit(listing.tools, tasks=can_call_tasks(client))
                     self.tools = [
                         ToolInfo(server=self.spec.name, name=t.name, description=t.description or "",
                                  input_schema=dict(t.input_schema or {"type": "object", "properties": {}}),
@@ -353,11 +353,15 @@ class ServerConnection:
             scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
 
         progress = self.side.progress(extend) if self.side is not None else None
+        meta = episode_binding.get() if self.binds else None
         try:
             with scope:
-                result: types.CallToolResult = await self._client.call_tool(
-                    tool, arguments, progress_callback=progress,
-                    meta=episode_binding.get() if self.binds else None)  # type: ignore[arg-type]
+                if tool in self.extras.task_required:  # news of the task restarts the deadline, as progress does
+                    result = await call_as_task(self._client, tool, arguments, meta=meta, on_change=extend,
+                                                record=self.side.note if self.side is not None else None)
+                else:
+                    result = await self._client.call_tool(tool, arguments, progress_callback=progress,
+                                                          meta=meta)  # type: ignore[arg-type]
             if scope.cancelled_caught:
                 if scope.deadline >= cap:
                     return await self._timed_out(t0, f"{self.call_timeout * PROGRESS_CAP_FACTOR:g} s (the "
