@@ -33,6 +33,8 @@ def test_a_server_that_never_starts_is_named_once_counted_and_fails_the_exit_cod
     assert sorted(heads[0].split(": ", 1)[1].split(", ")) == ids
     assert done.stderr.count("refusing to start: missing configuration") == 1  # the server's own words, once
     assert "2 episode(s) ended in an infra error" in done.stderr
+    shown = mcptrials("show", ids[0], "--db", "r.db", cwd=tmp_path).stdout  # no verdict for what never ran
+    assert "checkpoints: not scored: the episode ended in an infra error" in shown and "✗" not in shown
     # a clean re-run of the scored part: nothing left over, exit 0
     again = mcptrials("run", "--servers", str(servers), "--tasks", str(tasks), "--agent", "reference",
                       "--attempts", "2", "--db", "r.db", "--task", "ex-trip-note", cwd=tmp_path)

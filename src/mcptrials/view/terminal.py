@@ -123,6 +123,11 @@ def _print_checkpoints(view: EpisodeView, console: Console) -> None:
         rows.append((Text("✓", style="green") if cp.passed else Text("✗", style="red"), cp.id,
                      (("met at " if cp.passed else "missed at ") + where) if where else "–",
                      _t((f"[{cp.failure}] " if cp.failure else "") + cp.detail)))
+    if not rows:
+        why = "the episode ended in an infra error (the harness, not the agent)" if view.episode.infra_error \
+            else "no checkpoint verdict is stored"
+        console.print(Text(f"checkpoints: not scored: {why}", style="dim"))
+        return
     if console.width < 72:
         console.print(Text("checkpoints", style="italic"))
         for mark, cid, where, detail in rows:
