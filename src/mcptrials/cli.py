@@ -51,9 +51,11 @@ JudgesOpt = Annotated[str, typer.Option("--judges", help=JUDGES_HELP)]
 RubricRepeatsOpt = Annotated[int, typer.Option("--rubric-repeats", min=1, help=RUBRIC_REPEATS_HELP)]
 JudgeUrlOpt = Annotated[str | None, typer.Option("--judge-base-url", help=JUDGE_URL_HELP)]
 ALL_JUDGES = "tier2,keypoints,rubric,errors"
+INFRA_LEFT = 5
+"""Exit code of ``run`` when it finished but episodes ended in an infra error (not scored; a re-run retries them)."""
 
 
-STORE_UNREACHABLE = 5
+STORE_UNREACHABLE = 6
 """Exit code: the database server of the result store stopped answering while the command ran."""
 
 
@@ -363,7 +365,8 @@ def run(
 
     Exit codes: 0 done; 2 bad input; 3 stopped by an error no retry fixes (bad key, unknown model); 4 the
     embedded model's llama.cpp build crashes on this machine (the message names the command that rebuilds
-    it); 5 the result store's database server stopped answering (re-run to resume); 128 + N stopped by
+    it); 5 done, but some episodes ended in an infra error (each reason printed once; re-run to retry them);
+    6 the result store's database server stopped answering (re-run to resume); 128 + N stopped by
     signal N (130 for Ctrl-C, 143 for SIGTERM).
     """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
@@ -422,6 +425,7 @@ def run(
         sampler = _models([sampling_model], None, base_url, sampling, prices, tool_mode, False)[0] \
             if sampling_model else None
         _check_local_builds([*chats, sampler])  # before the store is touched: a crashing build leaves no trace
+        _lint_specs(plans, live=replayed is None and executor == "local")
         for plan in plans:
             plan.replay = replayed.replay if replayed is not None else None
             plan.client = ClientOptions(sampling_model=sampler, blobs=BlobStore.beside(db),
@@ -440,16 +444,26 @@ def run(
             _check_local_builds([judge_model.chat])
             for plan in plans:
                 plan.judges = judge_list
+    from mcptrials.report.headline import distinct_infra, pass_headline
+
+    infra_left = [0]
+
     async def run_plans() -> None:
         # one event loop for every plan: providers keep pooled connections that belong to the loop
         for plan in plans:
             view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
             with view.progress:
                 result = await execute(plan, store, view)
+            counts = result.counts
             err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
-                      f"{result.duration_s:.1f}s (passed {result.counts['passed']}, failed {result.counts['failed']}, "
-                      f"infra errors {result.counts['infra_error']}; {result.skipped} already stored; "
-                      f"cost ${result.cost_usd:.4f}) -> {store.url}"))
+                            f"{result.duration_s:.1f}s: passed "
+                            f"{pass_headline(counts['passed'], counts['failed'], counts['infra_error'])} "
+                            f"(failed {counts['failed']}; {result.skipped} already stored; "
+                            f"cost ${result.cost_usd:.4f}) -> {store.url}"))
+            for failure in distinct_infra(result.infra):
+                for line in failure.lines():
+                    err.print(escape(line), highlight=False, soft_wrap=True)
+            infra_left[0] += counts["infra_error"]
             if result.not_started:
                 err.print(f"[yellow]budget reached:[/yellow] {result.not_started} episode(s) not started; "
                           "re-run with a larger --max-cost to continue.")
@@ -478,6 +492,23 @@ def run(
     _warn_unreadable(store)
     if quick:
         _print_next_steps(db)
+    if infra_left[0]:
+        err.print(f"[yellow]{infra_left[0]} episode(s) ended in an infra error[/yellow] (not scored, reasons above); "
+                  "fix the cause and run the same command again to retry them.", highlight=False)
+        raise typer.Exit(INFRA_LEFT)
+
+
+def _lint_specs(plans: list[Any], live: bool) -> None:
+    """Stop before any episode when a spec can never be met (``tasks check``'s lint, ``run.preflight``)."""
+    from mcptrials.run.preflight import spec_problems
+
+    problems: list[str] = []
+    for plan in {plan.version: plan for plan in plans}.values():  # one lint per server version
+        found = anyio.run(spec_problems, plan.servers, plan.tasks, plan.limits, live)
+        problems += [f"{p} (on {plan.version})" if len(plans) > 1 and plan.version != "v0" else p for p in found]
+    if problems:
+        more = f" (+{len(problems) - 1} more; `mcptrials tasks check` lists them)" if len(problems) > 1 else ""
+        raise UsageError(f"spec lint: {problems[0]}{more}; no episode was run")
 
 
 def _print_next_steps(db: str) -> None:
@@ -612,10 +643,22 @@ def report(
     = None,
     episodes: Annotated[bool, typer.Option(
         "--episodes", help="Also list every episode: task id, version, attempt, outcome, failure codes.")] = False,
+    only_models: Annotated[list[str] | None, typer.Option(
+        "--model", help="Only episodes of this model (repeatable; `none` for model-free agents).")] = None,
+    only_agents: Annotated[list[str] | None, typer.Option(
+        "--agent", help="Only episodes of this agent (repeatable).")] = None,
+    only_runs: Annotated[list[str] | None, typer.Option("--run", help="Only episodes of this run id (repeatable).")]
+    = None,
+    only_tasks: Annotated[list[str] | None, typer.Option("--task", help="Only episodes of this task id (repeatable).")]
+    = None,
 ) -> None:
-    """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows."""
+    """Summarise stored results: pass^k per (task, version) with 95% intervals, breakdowns, per-episode rows.
+
+    When the model x agent rows ran different task sets, the leaderboard ranks them on the units they all
+    share (and says how many). Exit codes: 0 done; 2 bad input (a filter no stored episode matches).
+    """
     from mcptrials.report.render import print_tables
-    from mcptrials.report.summary import report_from_store
+    from mcptrials.report.summary import EpisodeFilter, report_from_store
     from mcptrials.store.db import Store
     from mcptrials.store.run_status import attention as run_attention
 
@@ -634,7 +677,10 @@ def report(
         if decay:
             _print_decay(store, fmt)
             return
-        data = report_from_store(store, k, lineages=found)
+        only = EpisodeFilter(*(tuple(v or ()) for v in (only_models, only_agents, only_runs, only_tasks)))
+        if only and (unknown := only.unknown(store)):
+            raise UsageError("; ".join(unknown))
+        data = report_from_store(store, k, lineages=found, only=only)
         data.update(_replay_sections(store))
         data.update(run_attention(store))
         if labels is not None:

@@ -672,12 +672,13 @@ ErrorKind = Literal[
     "unknown_tool",      # the agent named a tool no server offers
     "invalid_arguments", # the agent's arguments were not a JSON object
     "protocol_error",    # the server answered with an MCP/JSON-RPC error
-    "timeout",           # no answer within the per-call timeout
+    "timeout",           # no answer within the per-call timeout, from a server that still answers (the call's fault)
     "server_crash",      # the server process or connection died
     "server_unavailable",# the server had already died or never started
     "replay_miss",       # under replay, a call the recorded world never answered (the agent left it)
+    "server_unresponsive",  # no answer within the per-call timeout, nor to a request after it: the server is stuck
 ]
-INFRA_ERROR_KINDS: frozenset[str] = frozenset({"timeout", "server_crash", "server_unavailable"})
+INFRA_ERROR_KINDS: frozenset[str] = frozenset({"server_unresponsive", "server_crash", "server_unavailable"})
 
 
 class ModelTurn(_Model):

@@ -65,7 +65,9 @@ def test_plotted_values_are_the_json_numbers(page_and_json: tuple[Any, dict]) ->
     label = {(r["model"], r["agent"]): f"{r['model']} / {r['agent']}" for r in data["summary"]}
 
     bars = plots["plot-leaderboard"]["data"][0]
-    assert dict(zip(bars["y"], bars["x"], strict=True)) == {label[(r["model"], r["agent"])]: r["pass_hat_k"]
+    # the fake agent ran v0 only, the others v0 and v3: the bars are pass^k on the 8 units all rows ran
+    assert data["comparison"] == {"same_units": False, "shared_units": 8, "units_per_row": [16, 16, 8]}
+    assert dict(zip(bars["y"], bars["x"], strict=True)) == {label[(r["model"], r["agent"])]: r["pass_hat_k_shared"]
                                                             for r in data["summary"]}
     curves = _by_name(plots, "plot-passk")
     for curve in data["pass_k_curves"]:

@@ -103,7 +103,8 @@ def test_six_planted_secrets_are_masked_everywhere(tmp_path: Path, fake_openai: 
     def cli(*args: str) -> None:
         result = runner.invoke(app, list(args))
         outputs.append(result.output)
-        assert result.exit_code in (0, 1), result.output  # report exits 1 when nothing passed
+        # report exits 1 when nothing passed; run 5 when infra errors remain (the broken server's, printed)
+        assert result.exit_code in (0, 1, 5), result.output
 
     cli("run", "--model", "openai:fake-model", "--base-url", base_url, "--servers", str(servers_path),
         "--tasks", str(tasks_path), "--db", str(db))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import subprocess
 from pathlib import Path
 
@@ -141,17 +140,31 @@ def test_progress_is_recorded_and_extends_the_call_timeout(npm_bin: Path, tmp_pa
     assert [e["progress"] for e in progress] == [1, 2, 3, 4, 5] and progress[0]["total"] == 5
 
 
-def test_task_augmented_tools_are_not_offered(npm_bin: Path, tmp_path: Path) -> None:
-    async def go() -> tuple[list[str], dict[str, str]]:
+def test_task_augmented_tools_are_offered_and_called_as_tasks(npm_bin: Path, tmp_path: Path) -> None:
+    """simulate-research-query requires task augmentation (MCP 2025-11-25 tasks): it is offered, and a call
+    creates the task, polls it through its stages and returns its result; the task's course is recorded."""
+    async def go() -> tuple[list[str], dict[str, str], object, object]:
         with episode_sandbox(parent=tmp_path) as sandbox:
-            async with open_toolbox([everything(npm_bin)], sandbox) as box:
+            rules = [ElicitationRule(match=".*", action="accept", content={"interpretation": "ocean tides"})]
+            async with open_toolbox([everything(npm_bin)], sandbox, client=ClientSetup(elicitation=rules)) as box:
                 conn = box.connections["every"]
-                return [t.name for t in box.tools], dict(conn.extras.not_offered)
+                plain = (await box.call("every__simulate-research-query", {"topic": "tides"}))[2]
+                asks = (await box.call("every__simulate-research-query", {"topic": "tides", "ambiguous": True}))[2]
+                return [t.qualified_name for t in box.tools], dict(conn.extras.not_offered), plain, asks
 
-    offered, not_offered = anyio.run(go)
-    assert "simulate-research-query" in not_offered and "simulate-research-query" not in offered
-    assert "echo" in offered
-    json.dumps(not_offered)
+    offered, not_offered, plain, asks = anyio.run(go)
+    assert "every__simulate-research-query" in offered and not_offered == {}
+    assert (plain.is_error, plain.error_kind) == (False, None)  # type: ignore[attr-defined]
+    assert plain.content.startswith("# Research Report: tides")  # type: ignore[attr-defined]
+    [task] = [e for e in plain.events if e["kind"] == "task"]  # type: ignore[attr-defined]
+    stages = ["working: Gathering sources...", "working: Analyzing content...", "working: Synthesizing findings...",
+              "working: Generating report...", "completed: Generating report..."]
+    # polled each second as the server suggests, against 1 s stages: a stage may pass between two polls
+    assert task["statuses"][0] == stages[0] and task["statuses"][-1] == stages[-1]
+    assert task["statuses"] == [s for s in stages if s in task["statuses"]]
+    kinds = [e["kind"] for e in asks.events]  # type: ignore[attr-defined]
+    assert not asks.is_error and "elicitation" in kinds and kinds[-1] == "task", asks  # type: ignore[attr-defined]
+    assert "input_required" in " ".join(asks.events[-1]["statuses"])  # type: ignore[attr-defined]
 
 
 def test_prompts_and_resources_as_tools_with_bad_arguments(npm_bin: Path, tmp_path: Path) -> None:

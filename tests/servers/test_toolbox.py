@@ -60,13 +60,13 @@ async def test_server_crash_mid_call(faulty_spec, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("tool", ["faulty__hang", "faulty__slow"])
-async def test_slow_call_on_a_live_server_is_a_tool_error_the_agent_sees(faulty_spec, tmp_path: Path,
-                                                                         tool: str) -> None:
+async def test_slow_call_on_a_live_server_is_a_timeout_the_agent_sees(faulty_spec, tmp_path: Path,
+                                                                       tool: str) -> None:
     async with open_toolbox([faulty_spec], tmp_path, limits=Limits(call_timeout=1.0)) as box:
         t0 = time.perf_counter()
         _, _, out = await box.call(tool, {"seconds": 30})
         assert time.perf_counter() - t0 < 5
-        assert (out.is_error, out.error_kind) == (True, "tool_error")
+        assert (out.is_error, out.error_kind) == (True, "timeout")
         assert out.error_kind not in INFRA_ERROR_KINDS
         assert "timed out after 1 s" in out.content
         _, _, after = await box.call("faulty__echo", {"text": "still here"})
@@ -78,7 +78,7 @@ async def test_timeout_on_a_stuck_server_is_infra(faulty_spec, tmp_path: Path) -
         t0 = time.perf_counter()
         _, _, out = await box.call("faulty__freeze", {"seconds": 8})
         assert time.perf_counter() - t0 < 10
-        assert (out.is_error, out.error_kind) == (True, "timeout")
+        assert (out.is_error, out.error_kind) == (True, "server_unresponsive")
         assert out.error_kind in INFRA_ERROR_KINDS and "timed out after 1 s" in out.content
         _, _, later = await box.call("faulty__echo", {"text": "x"})
         assert later.error_kind == "server_unavailable"

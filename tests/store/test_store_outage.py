@@ -1,4 +1,4 @@
-"""PostgreSQL stopped in the middle of a run: one line naming the store, exit code 5, every finished episode kept,
+"""PostgreSQL stopped in the middle of a run: one line naming the store, exit code 6, every finished episode kept,
 and the same command resumes once the server is back."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _pg_ctl(data: str, *args: str) -> None:
                    timeout=90)
 
 
-def test_a_store_that_stops_answering_mid_run_is_one_line_and_exit_5(tmp_path: Path) -> None:
+def test_a_store_that_stops_answering_mid_run_is_one_line_and_exit_6(tmp_path: Path) -> None:
     tasks, servers = write_world(tmp_path, [nap_task(f"t{i}", 0.5) for i in range(TASKS)])
     try:
         cluster = postgres_cluster()  # the test's own: stopping it must not touch the session's cluster
@@ -62,7 +62,7 @@ def test_a_store_that_stops_answering_mid_run_is_one_line_and_exit_5(tmp_path: P
         assert errors == [f"error: {host}: the database server stopped answering (terminating connection due to "
                           "administrator command); what was stored before is safe: re-run the same command once it "
                           "is back to resume"], stderr
-        assert run.returncode == 5
+        assert run.returncode == 6
         assert "pg-" not in stderr  # the password is never printed
 
         root = str(Path(data).parent)

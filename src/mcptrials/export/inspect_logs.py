@@ -14,16 +14,18 @@ import base64
 import re
 from collections import defaultdict
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcptrials.model import Episode, ModelTurn, Score, Task, ToolCallRecord, stable_hash
+from mcptrials.servers.client import event_lines
 from mcptrials.store.db import outcome_of, task_for
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
     from inspect_ai.model import ChatMessage, Content
+    from pydantic import JsonValue
 
     from mcptrials.servers.blobs import BlobStore
 
@@ -78,13 +80,27 @@ def _messages(episode: Episode, task: Task | None, blobs: BlobStore | None = Non
                 out.append(ChatMessageAssistant(content="", tool_calls=[ToolCall(
                     id=step.call_id, function=step.name, arguments=step.arguments or {})], model=episode.model))
                 announced.add(step.call_id)
-            error = ToolCallError("timeout" if step.error_kind == "timeout" else "unknown",
+            error = ToolCallError("timeout" if step.error_kind in {"timeout", "server_unresponsive"} else "unknown",
                                   f"{step.error_kind or 'tool_error'}: {step.content}") if step.is_error else None
             out.append(ChatMessageTool(content=_tool_content(step, blobs), tool_call_id=step.call_id,
-                                       function=step.name, error=error))
+                                       function=step.name, error=error,
+                                       metadata={"mcp_events": step.events} if step.events else None))
     if episode.final_answer and episode.final_answer.strip() != last_text.strip():
         out.append(ChatMessageAssistant(content=episode.final_answer, model=episode.model))
     return out
+
+
+def _server_events(episode: Episode) -> list[Any]:
+    """What servers asked of the client during calls (roots, sampling, elicitation, progress) as inspect info
+    events, one per call that had any, in the transcript's order."""
+    from inspect_ai.event import InfoEvent
+
+    started = episode.started_at or datetime.now(UTC)
+    return [InfoEvent(source=f"mcp:{call.server or call.name}", timestamp=started + timedelta(
+                seconds=(call.started_s or 0.0) + call.latency_s),
+                      data=cast("JsonValue", {"call": call.name, "step": call.index,
+                                              "lines": event_lines(call.events), "events": call.events}))
+            for call in episode.tool_calls if call.events]
 
 
 def _sample(episode: Episode, scores: Mapping[str, Score], task: Task | None, sample_id: str,
@@ -117,7 +133,7 @@ def _sample(episode: Episode, scores: Mapping[str, Score], task: Task | None, sa
         metadata={"episode_id": episode.id, "task_id": episode.task_id, "version": episode.version,
                   "outcome": outcome, "termination": episode.termination, "config_hash": episode.config_hash,
                   "category": task.category if task else None, "chain_length": task.chain_length if task else None},
-        model_usage={episode.model: usage} if usage.total_tokens else {},
+        model_usage={episode.model: usage} if usage.total_tokens else {}, events=_server_events(episode),
         started_at=started.isoformat() if started else None, total_time=round(episode.duration_s, 3),
         error=EvalError(message=f"infra_error: {episode.infra_error.kind}: {episode.infra_error.message}"
                         if episode.infra_error else "infra_error", traceback="", traceback_ansi="")

@@ -21,7 +21,7 @@ from mcptrials.scoring.matchers import effective_arguments
 from mcptrials.store.db import Store, is_sqlite, task_version
 from mcptrials.store.engine import display_url
 
-INFRA_KINDS = frozenset({"timeout", "server_crash", "server_unavailable", "replay_miss"})
+INFRA_KINDS = frozenset({"timeout", "server_unresponsive", "server_crash", "server_unavailable", "replay_miss"})
 """Error kinds that are not an answer of the recorded server (never evidence that it keeps state)."""
 
 EpisodeKey = tuple[str, str, int]

@@ -33,10 +33,13 @@ ERROR_KIND_MEANINGS: dict[str, str] = {
     "unknown_tool": "The agent named a tool no server offers.",
     "invalid_arguments": "The agent's arguments were not a JSON object.",
     "protocol_error": "The server answered with an MCP/JSON-RPC error.",
-    "timeout": "No answer within the per-call timeout.",
+    "timeout": "No answer within the per-call timeout, though the server still answered other requests: the call "
+               "asked for too much (the agent's, scored).",
     "server_crash": "The server process or connection died during the call (infrastructure, not the agent).",
     "server_unavailable": "The server had already died or never started (infrastructure, not the agent).",
     "replay_miss": "Under replay, a call the recorded world never answered.",
+    "server_unresponsive": "No answer within the per-call timeout, nor to a request after it: the server is stuck "
+                           "(infrastructure, not the agent).",
 }
 
 

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from mcptrials.report.codes import all_codes
+from mcptrials.report.render import leaderboard_note, ranked
 
 CHAIN_ORDER = ("short", "medium", "long")
 PALETTE = ("#2563eb", "#ea580c", "#16a34a", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777", "#4b5563")
@@ -46,19 +47,24 @@ _RATE_AXIS = {"range": [0, 1.05], "tickformat": ".0%"}
 # --------------------------------------------------------------------------- figures
 
 
-def leaderboard_figure(summary: list[dict[str, Any]]) -> go.Figure:
-    """pass^k per model x agent as horizontal bars with the Wilson 95 % interval as error bars."""
-    rows = sorted((r for r in summary if r["pass_hat_k"] is not None), key=lambda r: r["pass_hat_k"])
+def leaderboard_figure(summary: list[dict[str, Any]], shared: int | None = None) -> go.Figure:
+    """pass^k per model x agent as horizontal bars with the Wilson 95 % interval as error bars.
+
+    ``shared``: the rows ran different task sets, so the bars are pass^k on the ``shared`` units they all ran.
+    """
+    suffix = "" if shared is None else "_shared"
+    rate, low, high = f"pass_hat_k{suffix}", f"ci95_low{suffix}", f"ci95_high{suffix}"
+    rows = sorted((r for r in summary if r.get(rate) is not None), key=lambda r: r[rate])
     fig = go.Figure(go.Bar(
-        x=[r["pass_hat_k"] for r in rows], y=[_label(r) for r in rows], orientation="h",
-        marker_color=PALETTE[0], text=[f"{_pct(r['pass_hat_k'])} (k={r['k']})" for r in rows],
+        x=[r[rate] for r in rows], y=[_label(r) for r in rows], orientation="h",
+        marker_color=PALETTE[0], text=[f"{_pct(r[rate])} (k={r['k']})" for r in rows],
         textposition="auto", insidetextanchor="start", cliponaxis=False,
         error_x={"type": "data", "symmetric": False,
-                 "array": [r["ci95_high"] - r["pass_hat_k"] for r in rows],
-                 "arrayminus": [r["pass_hat_k"] - r["ci95_low"] for r in rows]},
+                 "array": [r[high] - r[rate] for r in rows],
+                 "arrayminus": [r[rate] - r[low] for r in rows]},
         hovertemplate="%{y}: pass^k %{x:.1%}<extra></extra>", name="pass^k"))
-    return _layout(fig, "Leaderboard: pass^k with 95% interval", height=max(200, 90 + 45 * len(rows)),
-                   xaxis=_RATE_AXIS, yaxis={"automargin": True})
+    title = "Leaderboard: pass^k with 95% interval" + ("" if shared is None else f" on the {shared} shared units")
+    return _layout(fig, title, height=max(200, 90 + 45 * len(rows)), xaxis=_RATE_AXIS, yaxis={"automargin": True})
 
 
 def colours_for(summary: list[dict[str, Any]]) -> dict[str, str]:
@@ -217,18 +223,22 @@ def _section(anchor: str, title: str, intro: str, body: str) -> str:
     return f'<section id="{anchor}"><h2>{_esc(title)}</h2><p class="intro">{intro}</p>{body}</section>'
 
 
-def _leaderboard_table(summary: list[dict[str, Any]]) -> str:
+def _leaderboard_table(summary: list[dict[str, Any]], comparison: dict[str, Any]) -> str:
+    differ = not comparison.get("same_units", True)
     cols = ["model", "agent", "task x version", "k", "pass^k", "95% CI", "pass@k", "pass@1", "infra errors",
-            "tokens", "cost $"]
+            "tokens", "cost $", *([f"pass^k on {comparison['shared_units']} shared"] if differ else [])]
     rows, raw = [], []
-    for r in sorted(summary, key=lambda r: -(r["pass_hat_k"] or 0)):
+    for r in ranked(summary, comparison):
         ci = "–" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}–{100 * r['ci95_high']:.0f}%"
         tokens = r["prompt_tokens"] + r["completion_tokens"]
+        shared = [r.get("pass_hat_k_shared")] if differ else []
         rows.append([r["model"], r["agent"], r["n_tasks"], r["k"], _pct(r["pass_hat_k"]), ci, _pct(r["pass_at_k"]),
-                     _pct(r["pass_at_1"]), r["infra_errors"], f"{tokens:,}", f"{r['cost_usd']:.4f}"])
+                     _pct(r["pass_at_1"]), r["infra_errors"], f"{tokens:,}", f"{r['cost_usd']:.4f}",
+                     *map(_pct, shared)])
         raw.append([None, None, r["n_tasks"], r["k"], r["pass_hat_k"], r["ci95_low"], r["pass_at_k"], r["pass_at_1"],
-                    r["infra_errors"], tokens, r["cost_usd"]])
-    return _table(cols, rows, raw)
+                    r["infra_errors"], tokens, r["cost_usd"], *shared])
+    note = f'<p class="note" id="leaderboard-note">{_esc(leaderboard_note(comparison))}</p>' if differ else ""
+    return note + _table(cols, rows, raw)
 
 
 def _evolution_table(evolution: list[dict[str, Any]]) -> str:
@@ -278,6 +288,7 @@ _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 def render_html(report: dict[str, Any], title: str = "mcptrials report", source: str = "") -> str:
     """The whole report as one HTML document with plotly.js inlined (no network needed to view it)."""
     summary = report["summary"]
+    comparison = report.get("comparison") or {"same_units": True}
     colours = colours_for(summary)
     data = json.dumps(report, default=str, sort_keys=False).translate(_SCRIPT_SAFE)
     parts: list[str] = []
@@ -304,12 +315,14 @@ def render_html(report: dict[str, Any], title: str = "mcptrials report", source:
         add("leaderboard", "Leaderboard", "Infra errors are not attempts.",
             empty("Every episode ended in an infra error (the harness, not the agent), so nothing was scored "
                   "and there is nothing to plot. Fix the cause and run again: stored infra episodes are retried.")
-            + _leaderboard_table(summary)
+            + _leaderboard_table(summary, comparison)
             + _table(["infra error", "episodes"], [[k, n] for k, n in kinds.most_common()]))
     else:
+        shared = None if comparison.get("same_units", True) or not comparison["shared_units"] \
+            else comparison["shared_units"]
         add("leaderboard", "Leaderboard", "pass^k over (task, server version) units; the interval is the Wilson 95% "
-            "interval. Infra errors are not attempts.", _plot(leaderboard_figure(summary), "plot-leaderboard")
-            + _leaderboard_table(summary))
+            "interval. Infra errors are not attempts.", _plot(leaderboard_figure(summary, shared), "plot-leaderboard")
+            + _leaderboard_table(summary, comparison))
         add("passk", "pass^k by k", "How reliability falls as more attempts must all pass (pass^k) and how often "
             "any of k passes (pass@k).", _plot(pass_k_figure(report["pass_k_curves"], colours), "plot-passk"))
         has_category = any(b["dimension"] == "category" for b in report["breakdown"])
@@ -352,13 +365,16 @@ def render_html(report: dict[str, Any], title: str = "mcptrials report", source:
     add("legend", "Legend", "Every code this report and `mcptrials diff` use (also: `mcptrials explain CODE`).",
         f"<details><summary>Show the {len(all_codes())} codes</summary>{_legend()}</details>")
     episodes = report["episodes"]
-    best = max(summary, key=lambda r: r["pass_hat_k"] or 0) if summary else None
+    comparable = comparison.get("same_units", True) or comparison["shared_units"]
+    best = ranked(summary, comparison)[0] if summary and comparable else None
     cards = [("episodes", f"{len(episodes):,}"), ("models × agents", str(len(summary))),
              ("tasks", str(len({e['task_id'] for e in episodes}))),
              ("versions", str(len({e['version'] for e in episodes}))),
              ("infra errors", str(sum(r["infra_errors"] for r in summary)))]
     if best is not None:
-        cards.insert(0, (f"best pass^k: {_label(best)}", _pct(best["pass_hat_k"])))
+        rate = best["pass_hat_k"] if comparison.get("same_units", True) else best.get("pass_hat_k_shared")
+        on = "" if comparison.get("same_units", True) else f" (on {comparison['shared_units']} shared units)"
+        cards.insert(0, (f"best pass^k{on}: {_label(best)}", _pct(rate)))
     card_html = "".join(f'<div class="card"><b>{_esc(v)}</b><span>{_esc(k)}</span></div>' for k, v in cards)
     nav_html = "".join(f'<a href="#{a}">{_esc(t)}</a>' for a, t in nav)
     return (

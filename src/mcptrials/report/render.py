@@ -112,8 +112,28 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
                             f"{_num(r['ecs_tf_1_10'])}; on the checkpoint fraction: "
                             f"{_num(r['ecs_checkpoint_fraction'])}"))
     for model, counts in judges["error_types"]["per_model"].items():
-        ranked = sorted(counts.items(), key=lambda x: -x[1])
-        console.print(plain(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in ranked)))
+        by_count = sorted(counts.items(), key=lambda x: -x[1])
+        console.print(plain(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in by_count)))
+
+
+def leaderboard_note(comparison: dict[str, Any]) -> str:
+    """What the leaderboard ranks on when its rows ran different task sets (one line)."""
+    sizes = " / ".join(str(n) for n in comparison["units_per_row"])
+    if not comparison["shared_units"]:
+        return (f"Rows ran on different task sets ({sizes} task x version units) and share none: their pass^k "
+                "are not comparable, so the rows are not ranked.")
+    n = comparison["shared_units"]
+    return (f"Rows ran on different task sets ({sizes} task x version units): ranked on the {n} "
+            f"unit{'s' if n != 1 else ''} all rows share (pass^k on them in the last column).")
+
+
+def ranked(summary: list[dict[str, Any]], comparison: dict[str, Any]) -> list[dict[str, Any]]:
+    """Leaderboard order: by pass^k, on the shared units when the rows' task sets differ (none shared: as given)."""
+    if comparison.get("same_units", True):
+        return sorted(summary, key=lambda r: -(r["pass_hat_k"] or 0))
+    if not comparison["shared_units"]:
+        return list(summary)
+    return sorted(summary, key=lambda r: -(r.get("pass_hat_k_shared") or 0))
 
 
 def print_tables(report: dict[str, Any], console: Console) -> None:
@@ -121,17 +141,23 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
     if not report["summary"]:
         console.print("No episodes stored yet.")
         return
+    comparison = report.get("comparison") or {"same_units": True}
+    differ = not comparison["same_units"]
     table = PlainTable(title="Results per model and agent (unit: one task on one server version)", title_justify="left")
+    shared_col = f"pass^k on {comparison.get('shared_units', 0)} shared"
     for col in ("model", "agent", "task x version", "k", "pass^k", "95% CI", "pass@k", "pass@1", "short of k",
-                "infra errors"):
+                "infra errors", *([shared_col] if differ else [])):
         table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     usage = PlainTable(title="Tool use and cost", title_justify="left")
     for col in ("model", "agent", "valid names", "schema ok", "calls ok", "tokens in", "tokens out", "cost $"):
         usage.add_column(col, justify="left" if col in {"model", "agent"} else "right")
-    for r in report["summary"]:
+    if differ:
+        console.print(leaderboard_note(comparison), highlight=False, soft_wrap=True)
+    for r in ranked(report["summary"], comparison):
         ci = "-" if r["ci95_low"] is None else f"{100 * r['ci95_low']:.0f}-{100 * r['ci95_high']:.0f}%"
         table.add_row(r["model"], r["agent"], str(r["n_tasks"]), str(r["k"]), _pct(r["pass_hat_k"]), ci,
-                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]), str(r["infra_errors"]))
+                      _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]), str(r["infra_errors"]),
+                      *([_pct(r.get("pass_hat_k_shared"))] if differ else []))
         usage.add_row(r["model"], r["agent"], _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
                       _pct(r["execution_success_rate"]), f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
                       f"{r['cost_usd']:.4f}")
@@ -181,5 +207,5 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
         for e in failed:
             for code in e["failure_codes"]:
                 codes[code] = codes.get(code, 0) + 1
-        ranked = sorted(codes.items(), key=lambda x: -x[1])
-        console.print(plain("Failure codes: " + ", ".join(f"{c} {n}" for c, n in ranked)))
+        by_count = sorted(codes.items(), key=lambda x: -x[1])
+        console.print(plain("Failure codes: " + ", ".join(f"{c} {n}" for c, n in by_count)))

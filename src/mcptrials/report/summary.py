@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
 
 from mcptrials.judges.summary import episode_judgments, judge_section
 from mcptrials.model import Episode, Score, Task
@@ -12,6 +15,7 @@ from mcptrials.report.evolution import evolution_summary
 from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
 from mcptrials.store.db import Store, outcome_of, task_for
+from mcptrials.store.db import episodes as episodes_table
 
 if TYPE_CHECKING:
     from mcptrials.evolve.versions import Lineages
@@ -108,6 +112,25 @@ def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dic
     return out
 
 
+def shared_units(groups: Mapping[tuple[str, str], list[dict[str, Any]]], k: int | None = None) -> dict[str, Any]:
+    """What the leaderboard may rank on: the (task, version) units every model x agent row ran.
+
+    Rows run on different task sets are not comparable on their own pass^k; each row also gets
+    pass^k over the shared units (``pass_hat_k_shared``), which the leaderboard ranks on.
+    """
+    sets = {group: {(r["task_id"], r["version"]) for r in rows if r["outcome"] != "infra_error"}
+            for group, rows in groups.items()}  # a unit only infra episodes reached was not run
+    shared = set.intersection(*sets.values()) if sets else set()
+    rows_shared = {}
+    for group, rows in groups.items():
+        agg = _aggregate([r for r in rows if (r["task_id"], r["version"]) in shared], group_k(rows, k))
+        rows_shared[group] = {"units": len(sets[group]), "n_tasks_shared": agg["n_tasks"],
+                              "pass_hat_k_shared": agg["pass_hat_k"], "ci95_low_shared": agg["ci95_low"],
+                              "ci95_high_shared": agg["ci95_high"]}
+    return {"same_units": len({frozenset(u) for u in sets.values()}) <= 1, "shared_units": len(shared),
+            "units_per_row": sorted((len(u) for u in sets.values()), reverse=True), "rows": rows_shared}
+
+
 def _version_key(version: str) -> tuple[int, str]:
     return (int(version[1:]) if version[1:].isdigit() else 10**6, version)
 
@@ -154,16 +177,58 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
                 breakdown.append({"model": model, "agent": agent, "dimension": dimension, "value": value,
                                   **{f: agg[f] for f in ("n_tasks", "k", "pass_hat_k", "pass_at_1",
                                                          "infra_errors")}})
+    compared = shared_units(groups, k)
+    for row in summary:
+        row.update(compared["rows"][(row["model"], row["agent"])])
     evolution = []
     for (model, agent), group in sorted(groups.items()):
         found = evolution_summary(group, tasks, lineages)
         if found is not None:
             evolution.append({"model": model, "agent": agent, **found})
-    return {"summary": summary, "per_version": per_version, "breakdown": breakdown,
+    comparison = {key: compared[key] for key in ("same_units", "shared_units", "units_per_row")}
+    return {"summary": summary, "comparison": comparison, "per_version": per_version, "breakdown": breakdown,
             "infra_unresolved": unresolved, "evolution": evolution, "judges": judge_section(episodes, scores, tasks),
             **extra_sections(rows, summary), "episodes": rows}
 
 
-def report_from_store(store: Store, k: int | None = None, lineages: Lineages | None = None) -> dict[str, Any]:
-    """Build the report from everything in a store."""
-    return build_report(store.episodes(), store.scores(), store.tasks(), k, lineages)
+@dataclass(frozen=True)
+class EpisodeFilter:
+    """Which stored episodes a report covers (``report --model/--agent/--run/--task``); empty: all."""
+
+    models: tuple[str, ...] = ()
+    agents: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.models or self.agents or self.runs or self.tasks)
+
+    def keeps(self, episode: Episode) -> bool:
+        return all(not wanted or value in wanted for value, wanted in (
+            (episode.model, self.models), (episode.agent, self.agents), (episode.run_id, self.runs),
+            (episode.task_id, self.tasks)))
+
+    def unknown(self, store: Store) -> list[str]:
+        """``--model X: ...`` for each given value no stored episode has (with the values there are)."""
+        seen: dict[str, set[str]] = {"model": set(), "agent": set(), "run": set(), "task": set()}
+        with store.engine.connect() as conn:  # light columns only, never the episodes' JSON
+            for row in conn.execute(select(episodes_table.c.model, episodes_table.c.agent, episodes_table.c.run_id,
+                                           episodes_table.c.task_id).distinct()):
+                for name, value in zip(("model", "agent", "run", "task"), row, strict=True):
+                    seen[name].add(value)
+        out = []
+        for name, wanted in (("model", self.models), ("agent", self.agents), ("run", self.runs),
+                             ("task", self.tasks)):
+            missing = [v for v in wanted if v not in seen[name]]
+            if missing:
+                known = sorted(seen[name])
+                shown = ", ".join(known[:10]) + (f" (+{len(known) - 10} more)" if len(known) > 10 else "")
+                out.append(f"--{name} {', '.join(missing)}: no stored episode has it (stored: {shown or 'none'})")
+        return out
+
+
+def report_from_store(store: Store, k: int | None = None, lineages: Lineages | None = None,
+                      only: EpisodeFilter | None = None) -> dict[str, Any]:
+    """Build the report from everything in a store (only the episodes ``only`` keeps, when given)."""
+    episodes = store.episodes() if not only else (e for e in store.episodes() if only.keeps(e))
+    return build_report(episodes, store.scores(), store.tasks(), k, lineages)

@@ -143,6 +143,8 @@ class RunResult:
     duration_s: float
     not_started: int = 0
     cost_usd: float = 0.0
+    infra: list[tuple[str, InfraError]] = field(default_factory=list)
+    """(episode id, infra error) of every episode this invocation stored as an infra error."""
 
 
 ProgressHook = Callable[[str, Episode | None], None]
@@ -296,6 +298,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
     limiter = anyio.Semaphore(max(1, plan.concurrency))
     secrets = run_secrets(plan.servers.values(), [plan.model, *(getattr(j, "model", None) for j in plan.judges)])
     fatal: list[FatalRunError | StoreUnreachableError] = []
+    infra: list[tuple[str, InfraError]] = []
     spent = [0.0]
     skipped_for_budget = [0]
 
@@ -331,6 +334,8 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         store.save_episode(episode, scores)
         effects = scores[0]
         counts[outcome_of(episode, effects)] += 1
+        if episode.infra_error is not None:
+            infra.append((episode.id, episode.infra_error))
         activity.done(f"{task.id}#{attempt}")
         if on_event:
             on_event("episode", episode)
@@ -346,4 +351,4 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         raise fatal[0]
     return RunResult(run_id=run_id, planned=planned, skipped=planned - len(todo), completed=sum(counts.values()),
                      counts=counts, duration_s=time.perf_counter() - t0, not_started=skipped_for_budget[0],
-                     cost_usd=spent[0])
+                     cost_usd=spent[0], infra=infra)

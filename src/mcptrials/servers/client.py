@@ -9,6 +9,7 @@ returns are stored in the run's blob store and shown to the agent as a placehold
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from contextvars import ContextVar
@@ -95,6 +96,10 @@ class ClientSide:
         event = {"kind": kind, "t": round(time.perf_counter() - self._t0, 4), **data}
         self.events.append(event)
         return event
+
+    def note(self, event: dict[str, Any]) -> None:
+        """Record an event the connection saw (a task's course), stamped like the callbacks' own."""
+        self._record(**event)
 
     def take_events(self, since: int) -> list[dict[str, Any]]:
         """The events recorded from position ``since`` on."""
@@ -257,3 +262,38 @@ def media_for_model(model: Any, attachments: list[dict[str, Any]]) -> list[dict[
                 continue
             out.append({"kind": item["kind"], "mime_type": item.get("mime_type") or "", "data": data})
     return out
+
+
+def _short(value: Any, n: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def event_lines(events: list[dict[str, Any]]) -> list[str]:
+    """What a server asked of the client during a call, one line each: roots, sampling, elicitation, in order
+    (progress notifications as one closing line)."""
+    lines: list[str] = []
+    progress = [e for e in events if e.get("kind") == "progress"]
+    for e in events:
+        kind = e.get("kind")
+        if kind == "roots":
+            lines.append(f"roots asked: {', '.join(map(str, e.get('roots') or [])) or '(none given)'}")
+        elif kind == "sampling":
+            asked = " / ".join(_short(m.get("content", ""), 80) for m in e.get("messages") or []
+                               if isinstance(m, dict))
+            said = f"error: {_short(e['error'])}" if e.get("error") else f"replied {_short(e.get('reply', ''))!r}"
+            lines.append(f"sampling ({e.get('model') or 'no model'}): asked {asked!r} → {said}")
+        elif kind == "task":
+            lines.append(f"task {e.get('task_id')}: {' → '.join(map(str, e.get('statuses') or []))}")
+        elif kind == "elicitation":
+            content = f" {_short(e['content'])}" if e.get("content") else ""
+            lines.append(f"elicitation {_short(e.get('message', ''))!r} → {e.get('action')}{content}")
+        elif kind != "progress":
+            lines.append(f"{kind}: {_short({k: v for k, v in e.items() if k not in {'kind', 't'}})}")
+    if progress:
+        last: dict[str, Any] = next((e for e in reversed(progress) if "progress" in e), {})
+        count = sum("progress" in e for e in progress) + sum(int(e.get("not_recorded", 0)) for e in progress)
+        total = f"/{last['total']}" if last.get("total") is not None else ""
+        lines.append(f"progress: {count} notification(s), last {last.get('progress', '?')}{total}")
+    return lines

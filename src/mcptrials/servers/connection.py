@@ -6,8 +6,8 @@ structured outcome with an error kind, never an exception that escapes to the ru
 
 Who is to blame decides the kind. A call that runs past the per-call timeout is probed: when
 the server still answers another request, the call itself was too slow (the agent's arguments asked for
-too much) and the agent sees a ``tool_error`` saying so; when it does not, the server is stuck
-and the outcome is infrastructure (``timeout``). An HTTP 5xx answer to a call on a
+too much): a ``timeout`` the agent sees and is scored on; when it does not, the server is stuck
+and the outcome is infrastructure (``server_unresponsive``). An HTTP 5xx answer to a call on a
 streamable-HTTP server is the server failing, never the agent: infrastructure (``server_crash``).
 """
 
@@ -24,7 +24,6 @@ from typing import Any, TextIO
 
 import anyio
 import httpx2
-import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -47,6 +46,7 @@ from mcptrials.servers.config import episode_spec
 from mcptrials.servers.extras import Extras, ExtrasError
 from mcptrials.servers.forkserver import ForkServer
 from mcptrials.servers.guard import guarded
+from mcptrials.servers.task_calls import call_as_task, can_call_tasks
 
 CONNECTION_CLOSED = -32000
 REQUEST_TIMEOUT = -32001
@@ -257,7 +257,7 @@ class ServerConnection:
                                   sampling_callback=side.sampling if _declares_sampling(self.setup) else None,
                                   mode=_connect_mode(self.spec)) as client:
                     listing = await client.list_tools()
-                    listed = self.extras.admit(listing.tools)
+                    listed = self.extras.admit(listing.tools, tasks=can_call_tasks(client))
                     self.tools = [
                         ToolInfo(server=self.spec.name, name=t.name, description=t.description or "",
                                  input_schema=dict(t.input_schema or {"type": "object", "properties": {}}),
@@ -354,11 +354,15 @@ class ServerConnection:
             scope.deadline = min(anyio.current_time() + self.call_timeout, cap)
 
         progress = self.side.progress(extend) if self.side is not None else None
+        meta = episode_binding.get() if self.binds else None
         try:
             with scope:
-                result: types.CallToolResult = await self._client.call_tool(
-                    tool, arguments, progress_callback=progress,
-                    meta=episode_binding.get() if self.binds else None)  # type: ignore[arg-type]
+                if tool in self.extras.task_required:  # news of the task restarts the deadline, as progress does
+                    result = await call_as_task(self._client, tool, arguments, meta=meta, on_change=extend,
+                                                record=self.side.note if self.side is not None else None)
+                else:
+                    result = await self._client.call_tool(tool, arguments, progress_callback=progress,
+                                                          meta=meta)  # type: ignore[arg-type]
             if scope.cancelled_caught:
                 if scope.deadline >= cap:
                     return await self._timed_out(t0, f"{self.call_timeout * PROGRESS_CAP_FACTOR:g} s (the "
@@ -425,10 +429,11 @@ class ServerConnection:
         if await self.responsive():
             return CallOutcome(f"tool call timed out after {waited} and was abandoned; the server is still "
                                "running, so the request itself takes too long (ask for less, or narrow it)",
-                               is_error=True, error_kind="tool_error", latency_s=time.perf_counter() - t0)
+                               is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
         self.dead = f"no answer to a call within {waited} nor to a request after it"
         return CallOutcome(f"tool call timed out after {waited} and server {self.spec.name!r} no longer "
-                           "answers", is_error=True, error_kind="timeout", latency_s=time.perf_counter() - t0)
+                           "answers", is_error=True, error_kind="server_unresponsive",
+                           latency_s=time.perf_counter() - t0)
 
 
 def _connect_mode(spec: ServerSpec) -> str:

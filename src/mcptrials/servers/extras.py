@@ -2,7 +2,8 @@
 
 Resources and prompts are listed at start-up; with ``expose_resources`` the agent gets two more tools
 per server that has them, ``read_resource`` and ``get_prompt``. A tool that requires task augmentation
-(``execution.taskSupport: required``) is not offered: every plain call to it would fail.
+(``execution.taskSupport: required``) is offered and called as a task (``servers.task_calls``); only
+when the client cannot make such calls is it left out, with the reason.
 """
 
 from __future__ import annotations
@@ -33,16 +34,21 @@ class Extras:
     """Tool name -> why it is not offered."""
     exposed: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    task_required: set[str] = field(default_factory=set)
+    """Tools called as tasks (``execution.taskSupport: required``)."""
 
-    def admit(self, tools: list[Any]) -> list[Any]:
-        """The listed tools this client can call; the others go to ``not_offered``."""
+    def admit(self, tools: list[Any], tasks: bool = True) -> list[Any]:
+        """The listed tools this client can call (``tasks``: it can make task-augmented calls); the others go to
+        ``not_offered``."""
         kept = []
         for tool in tools:
             execution = getattr(tool, "execution", None)
             if execution is not None and getattr(execution, "task_support", None) == "required":
-                self.not_offered[tool.name] = "requires task-augmented calls, which this client does not make"
-            else:
-                kept.append(tool)
+                if not tasks:
+                    self.not_offered[tool.name] = "requires task-augmented calls, which this client cannot make"
+                    continue
+                self.task_required.add(tool.name)
+            kept.append(tool)
         return kept
 
     async def discover(self, client: Any, server: str) -> None:

@@ -62,7 +62,7 @@ PER_EPISODE_VARS = ("MCPTRIALS_SANDBOX", "MCPTRIALS_EPISODE")
 """Variables whose value differs per episode: a spec naming one is per-episode, hence never reused."""
 HEALTH_TIMEOUT = 2.0
 """Longest wait for a pooled process to answer its health check before it is replaced."""
-_TAINTING = {"timeout", "server_crash", "server_unavailable", "protocol_error"}
+_TAINTING = {"timeout", "server_unresponsive", "server_crash", "server_unavailable", "protocol_error"}
 
 
 def idle_limit(servers: int, concurrency: int) -> int:

@@ -8,12 +8,13 @@ store that a run is filling.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -28,6 +29,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mcptrials.report.headline import pass_headline
 from mcptrials.store.db import Store
 from mcptrials.store.run_status import run_states
 from mcptrials.view import queries
@@ -69,7 +71,10 @@ def _templates() -> Environment:
     env.filters["secs"] = lambda x: f"{x * 1000:.0f} ms" if x < 1 else f"{x:.2f} s"
     env.filters["short"] = lambda text, n=80: text if len(text) <= n else text[: n - 1] + "…"
     env.filters["when"] = lambda iso: str(iso).replace("T", " ").removesuffix("+00:00")
+    env.filters["model"] = queries.model_label
+    env.filters["settings"] = settings_rows
     env.globals["FINAL"] = FINAL
+    env.globals["headline"] = pass_headline
     return env
 
 
@@ -110,18 +115,22 @@ class Viewer:
         if config is None:
             return self.page("error.html", request, 404, message=f"no run {run_id!r} in this store")
         state = next((s for s in run_states(self.store) if s.id == run_id), None)
-        return self.page("run.html", request, run_id=run_id, config=pretty(config), state=state)
+        return self.page("run.html", request, run_id=run_id, config=config, raw=pretty(config), state=state)
 
     def matrix(self, request: Request) -> Response:
         filters = queries.Filters.from_query(request.query_params)
         snap = self.snapshot()
         grid = queries.matrix(queries.select_rows(snap.rows, filters, snap.meta))
+        narrowed = bool(filters.outcome or filters.code)  # the footer's rate is over every outcome of the columns
+        footer = queries.matrix(queries.select_rows(snap.rows, replace(filters, outcome="", code=""), snap.meta)
+                                ).totals if narrowed else grid.totals
         page, pages, start = _paginate(request, len(grid.tasks), MATRIX_PAGE)
         # cell links: the filters, plus the cell's task and column (encoded once per column, not per cell)
         keep = {k: v for k, v in filters.query().items() if k not in {"task", "model", "agent", "version"}}
         column_query = {col: urlencode({"model": col[0], "agent": col[1], "version": col[2]}) for col in grid.columns}
         return self.page("matrix.html", request, filters=filters, choices=snap.choices,
                          grid=grid, tasks=grid.tasks[start:start + MATRIX_PAGE], meta=snap.meta, page=page, pages=pages,
+                         footer=footer, narrowed=narrowed,
                          base_query=urlencode(keep), column_query=column_query,
                          spans=[queries.header_spans(grid.columns, depth) for depth in (1, 2)])
 
@@ -189,6 +198,18 @@ class Viewer:
                              message=f"reading {self.store.url} failed: {first}; reload the page to try again")
         return self.page("error.html", request, 500, heading="This page failed",
                          message=f"{type(exc).__name__}: {first}")
+
+
+def settings_rows(config: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """A run's recorded settings as (dotted name, value) rows: nested objects flattened, lists and scalars as
+    compact text (``agent.max_turns``, ``servers.rail.command``)."""
+    if isinstance(config, dict) and config:
+        return [row for key, value in config.items()
+                for row in settings_rows(value, f"{prefix}.{key}" if prefix else str(key))]
+    if config is None or config == {}:
+        return [(prefix, "—")]
+    text = config if isinstance(config, str) else json.dumps(config, ensure_ascii=False, default=str)
+    return [(prefix, text)]
 
 
 def _url(path: str, params: dict[str, Any] | None = None, **more: Any) -> str:

@@ -170,7 +170,8 @@ def build(bundle: EpisodeBundle) -> EpisodeView:
     final_met: list[str] = []
     final_missed: list[str] = []
     checkpoints = []
-    for result in effects.checkpoints if effects else []:
+    scored = effects if episode.infra_error is None else None  # an infra episode has no verdict to show
+    for result in scored.checkpoints if scored else []:
         cp = specs.get(result.id)
         view = CheckpointView(id=result.id, kind=getattr(cp, "kind", "?"),
                               description=getattr(cp, "description", "") or _describe(cp),
@@ -191,10 +192,10 @@ def build(bundle: EpisodeBundle) -> EpisodeView:
                         reasons=_reasons(s.detail), failure_codes=list(s.failure_codes))
               for name, s in sorted(bundle.scores.items()) if name.startswith(JUDGE_PREFIX)]
     rules = bundle.scores.get("rules")
-    detail = effects.detail if effects else {}
+    detail = scored.detail if scored else {}
     return EpisodeView(bundle=bundle, steps=steps, checkpoints=checkpoints, final_met=final_met,
                        final_missed=final_missed, judges=judges,
-                       failure_codes=list(effects.failure_codes) if effects else [],
+                       failure_codes=list(scored.failure_codes) if scored else [],
                        minefield_hits=list(detail.get("minefield_hits") or []),
                        order_violations=list(detail.get("order_violations") or []),
                        rules=dict(rules.values) if rules else {})

@@ -56,6 +56,8 @@ class EpisodeRow:
     created_at: str
     failure_codes: list[str]
     column: Column
+    infra_kind: str | None = None
+    """The infra error's kind (``server_start``, ``provider_timeout``, ...) of an infra episode."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,26 @@ def _failure_codes(store: Store, task: str = "") -> dict[str, list[str]]:
     return {eid: [str(c) for c in codes] if isinstance(codes, list) else [] for eid, codes in found.items()}
 
 
+def _infra_kinds(store: Store, task: str = "") -> dict[str, str]:
+    """The infra error kind of every infra episode, by episode id (only those rows' JSON is read)."""
+    query = select(episodes.c.id, episodes.c.data).where(episodes.c.outcome == "infra_error")
+    if task:
+        query = query.where(episodes.c.task_id == task)
+    with store.engine.connect() as conn:
+        found = {eid: _json_object(data).get("infra_error") for eid, data in conn.execute(query)}
+    return {eid: str(error.get("kind") or "infra_error") if isinstance(error, dict) else "infra_error"
+            for eid, error in found.items()}
+
+
+MODEL_FREE = "none"
+"""The model of a model-free agent's episodes (reference, stale) as stored."""
+
+
+def model_label(model: str) -> str:
+    """A model as pages show it: "—" for a model-free agent's, which has none."""
+    return "—" if model == MODEL_FREE else model
+
+
 def _json_object(data: Any) -> dict[str, Any]:
     """A stored JSON column as a dict; {} when the row holds something unreadable (lists must not fail on it)."""
     if isinstance(data, dict):
@@ -126,8 +148,9 @@ def all_rows(store: Store, task: str = "") -> list[EpisodeRow]:
     with store.engine.connect() as conn:
         raw = conn.execute(query).all()
     codes = _failure_codes(store, task)
+    kinds = _infra_kinds(store, task)
     out = [EpisodeRow(eid, run_id, task_id, version, agent, model, attempt, outcome, created,
-                      codes.get(eid, []) if outcome == "failed" else [], (model, agent, version))
+                      codes.get(eid, []) if outcome == "failed" else [], (model, agent, version), kinds.get(eid))
            for eid, run_id, task_id, version, agent, model, attempt, outcome, created in map(tuple, raw)]
     out.sort(key=lambda e: (e.task_id, e.model, e.agent, e.version, e.attempt, e.id))
     return out
@@ -177,6 +200,7 @@ class Cell:
     infra_error: int = 0
     only: str | None = None
     codes: Counter[str] = field(default_factory=Counter)
+    infra_kinds: Counter[str] = field(default_factory=Counter)
 
     @property
     def total(self) -> int:
@@ -193,6 +217,7 @@ class Cell:
             self.failed += 1
         elif row.outcome == "infra_error":
             self.infra_error += 1
+            self.infra_kinds[row.infra_kind or "infra_error"] += 1
         if row.failure_codes:
             self.codes.update(row.failure_codes)
 
@@ -264,7 +289,7 @@ def run_summaries(store: Store) -> list[dict[str, Any]]:
         groups: dict[str, set[str]] = {}
         for run_id, model, agent in conn.execute(
                 select(episodes.c.run_id, episodes.c.model, episodes.c.agent).distinct()):
-            groups.setdefault(run_id, set()).add(f"{model} / {agent}")
+            groups.setdefault(run_id, set()).add(f"{model_label(model)} / {agent}")
         versions: dict[str, set[str]] = {}
         for run_id, version in conn.execute(select(episodes.c.run_id, episodes.c.version).distinct()):
             versions.setdefault(run_id, set()).add(version)

@@ -12,6 +12,7 @@ from rich.text import Text
 from mcptrials.console_text import PlainTable
 from mcptrials.console_text import plain as _t
 from mcptrials.model import ToolCallRecord
+from mcptrials.servers.client import event_lines
 from mcptrials.view.episode import FINAL, EpisodeView, StepView
 
 _RESULT_LINES = 12
@@ -61,7 +62,8 @@ def _step(view: StepView, width: int = 100) -> Panel:
                 Text("error " if step.is_error else "result ", style="dim")
                 + _t(_clip(step.content), "red" if step.is_error else ""),
                 *[_t(f"[{m.get('kind')} {m.get('mime_type')}, {m.get('bytes', '?')} B]", "magenta")
-                  for m in view.media]]
+                  for m in view.media],
+                *[Text("server ", style="dim") + _t(line, "yellow") for line in event_lines(step.events)]]
         return _panel(head, meta, body, width, "red" if step.is_error else "blue")
     head = Text(f"#{step.index} ", style="dim") + Text("model turn" if step.role == "agent" else f"{step.role} call",
                                                          style="bold magenta")
@@ -112,6 +114,11 @@ def _print_checkpoints(view: EpisodeView, console: Console) -> None:
         rows.append((Text("✓", style="green") if cp.passed else Text("✗", style="red"), cp.id,
                      (("met at " if cp.passed else "missed at ") + where) if where else "–",
                      _t((f"[{cp.failure}] " if cp.failure else "") + cp.detail)))
+    if not rows:
+        why = "the episode ended in an infra error (the harness, not the agent)" if view.episode.infra_error \
+            else "no checkpoint verdict is stored"
+        console.print(Text(f"checkpoints: not scored: {why}", style="dim"))
+        return
     if console.width < 72:
         console.print(Text("checkpoints", style="italic"))
         for mark, cid, where, detail in rows:
