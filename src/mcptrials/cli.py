@@ -757,6 +757,7 @@ def agree(
     import tempfile
 
     from mcptrials.judges.labelset import SHIPPED_LABELS, load_episodes, load_labels, measure, shipped_world
+    from mcptrials.safety.tempdirs import temp_prefix
     from mcptrials.store.db import Store
 
     with _user_errors():
@@ -783,7 +784,7 @@ def agree(
             from mcptrials.judges.apply import judges_from_spec
 
             if store is None:  # no store given: judgments are cached for this invocation only
-                scratch = tempfile.TemporaryDirectory(prefix="mcptrials-agree-")
+                scratch = tempfile.TemporaryDirectory(prefix=temp_prefix("agree"))
             cache = store or Store(Path(scratch.name) / "judgments.db")  # type: ignore[union-attr]
             judge_list = judges_from_spec(judge, cache, judges, rubric_repeats, judge_base_url)[1]
         try:
@@ -1421,6 +1422,9 @@ def _print_version(value: bool) -> None:
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
     """Benchmark LLM agents on MCP servers."""
+    from mcptrials.safety.tempdirs import sweep_stale
+
+    sweep_stale()  # temp folders of an earlier command killed outright (SIGKILL) are removed first
 
 
 @app.command()

@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from mcptrials.model import ServerSpec, ToolInfo
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers import forkserver
 from mcptrials.servers.toolbox import Limits, open_toolbox
 
@@ -84,7 +85,7 @@ async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -
         t0 = time.perf_counter()
         await anyio.to_thread.run_sync(forkserver.shared)
         warmup = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory(prefix="mcptrials-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("check")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         results = await _start_each(specs, sandbox, limits)
@@ -98,7 +99,7 @@ async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -
 
 async def list_tools(specs: list[ServerSpec]) -> dict[str, list[ToolInfo]]:
     """Every server's tools (a server that fails to start lists none)."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("list")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         async with open_toolbox(specs, sandbox) as box:
@@ -117,7 +118,7 @@ class Survey:
 
 async def survey(specs: list[ServerSpec], limits: Limits | None = None) -> dict[str, Survey]:
     """Start every server once and describe what it offers (``servers list``)."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("list")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         async with open_toolbox(specs, sandbox, limits=limits) as box:
