@@ -350,11 +350,14 @@ class Store:
             return [(row[0], row[1]) for row in conn.execute(
                 select(episodes.c.data, episodes.c.outcome).where(where).order_by(episodes.c.id))]
 
-    def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
+    def episodes(self, run_id: str | None = None, **match: str | None) -> Iterator[Episode]:
+        """Stored episodes by model, agent, task, version, attempt; only those of ``run_id`` and with every
+        column of ``match`` (``task_id``, ``model``, ``agent``, ``version``, ``outcome``) equal, None ignored."""
         query = select(episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
                                                  episodes.c.version, episodes.c.attempt)
-        if run_id:
-            query = query.where(episodes.c.run_id == run_id)
+        for column, value in {"run_id": run_id or None, **match}.items():
+            if value is not None:
+                query = query.where(episodes.c[column] == value)
         with self.engine.connect() as conn:
             for (data,) in conn.execute(query):
                 yield Episode.model_validate_json(data)
