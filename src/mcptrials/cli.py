@@ -905,6 +905,7 @@ def servers_tools(
     stage: Annotated[str | None, typer.Option("--stage", help="The server at this version of its lineage (v3).")]
     = None,
     lineages: LineagesOpt = None,
+    inputs: InputOpt = None,
 ) -> None:
     """List one server's tools (name and first line of the description), or save them for `diff`."""
     from mcptrials.export.tool_list import tool_list_json
@@ -912,7 +913,7 @@ def servers_tools(
     from mcptrials.servers.health import list_tools
 
     with _user_errors():
-        specs, _ = load_world(servers, None)
+        specs, _ = load_world(servers, None, inputs)
         if name not in specs:
             raise UsageError(f"no server {name!r} (known: {', '.join(sorted(specs))})")
         if stage:

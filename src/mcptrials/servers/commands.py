@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mcptrials.model import ServerSpec, Task
@@ -28,11 +29,17 @@ def parse_inputs(values: list[str] | None) -> dict[str, str]:
 
 def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt: str, out: Console,
                   err: Console) -> int:
-    """Print ``servers list``; return the exit code (1 when a server failed to start)."""
+    """Print ``servers list``; return the exit code (1 when a server failed to start).
+
+    A server that needs an episode's sandbox to start is listed as such and is not a failure.
+    """
     failed = {name: s.error for name, s in listing.items() if s.error is not None}
+    waiting = {name: s.needs_sandbox for name, s in listing.items() if s.needs_sandbox is not None}
     payload: dict[str, Any] = {
         "servers": len(specs), "tools": sum(len(s.tools) for s in listing.values()), "failed": sorted(failed),
-        "per_server": {name: {"status": "failed" if s.error else "ok", "error": s.error, "tools": len(s.tools),
+        "needs_episode_sandbox": sorted(waiting),
+        "per_server": {name: {"status": "failed" if s.error else "needs_episode_sandbox" if s.needs_sandbox
+                              else "ok", "error": s.error, "missing": s.needs_sandbox, "tools": len(s.tools),
                               "dynamism": specs[name].dynamism, "category": specs[name].category,
                               "tool_names": [t.name for t in s.tools],
                               "resources": [r["uri"] for r in s.extras.get("resources", [])],
@@ -46,18 +53,23 @@ def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt:
     else:
         title = f"{payload['servers']} servers, {payload['tools']} tools"
         title += f", {len(failed)} failed" if failed else ""
+        title += f", {len(waiting)} need an episode sandbox" if waiting else ""
         table = Table(title=title, title_justify="left")
         for col in ("server", "status", "category", "dynamism", "tools", "resources", "prompts"):
             table.add_column(col)
         for name, info in payload["per_server"].items():
-            status = "[red]FAILED[/red]" if info["error"] else "[green]ok[/green]"
+            status = {"failed": "[red]FAILED[/red]", "needs_episode_sandbox": "[yellow]needs episode sandbox[/yellow]",
+                      "ok": "[green]ok[/green]"}[info["status"]]
             counts = ([str(info["tools"]), str(len(info["resources"]) + len(info["resource_templates"])),
-                       str(len(info["prompts"]))] if not info["error"] else ["-", "-", "-"])
+                       str(len(info["prompts"]))] if info["status"] == "ok" else ["-", "-", "-"])
             table.add_row(name, status, str(info["category"] or "-"), info["dynamism"], *counts)
         out.print(table)
         for name, info in payload["per_server"].items():
             for tool, why in info["not_offered"].items():
                 err.print(f"[yellow]{name}[/yellow]: tool {tool!r} not offered: {why}", highlight=False)
+    for name, path in waiting.items():
+        err.print(f"[yellow]{escape(name)}[/yellow]: needs an episode sandbox: {escape(path)} does not exist outside "
+                  "an episode (a task's fixtures create it); not a failure", highlight=False)
     for name, reason in failed.items():
         err.print(f"[red]{name}[/red]: failed to start: {reason}", highlight=False)
     return 1 if failed else 0
