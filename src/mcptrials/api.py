@@ -80,8 +80,12 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
                      agent=design, pool="task", distractors=offer_setting, limits=Limits(call_timeout=call_timeout),
                      max_cost=max_cost, version=version) for version, v_specs, v_tasks in worlds]
 
+    def say(event: str, _: object) -> None:
+        if event.startswith("warning:"):  # a server kept state across attempts
+            warnings.warn(event[len("warning:"):], stacklevel=1)
+
     async def run_all() -> list[RunResult]:
-        return [await execute(plan, store) for plan in plans]
+        return [await execute(plan, store, say) for plan in plans]
 
     try:
         return anyio.run(run_all)

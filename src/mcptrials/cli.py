@@ -165,6 +165,11 @@ class _ProgressView:
                 self.progress.console.print(f"{self.label}: resuming, {skipped} episode(s) already stored, "
                                             f"{todo} to run")
             self.task_id = self.progress.add_task(self.label, total=int(todo), providers="")
+        elif event.startswith("warning:"):
+            from rich.markup import escape
+
+            self.progress.console.print(f"[yellow]warning:[/yellow] {escape(event[len('warning:'):])}",
+                                        highlight=False)
         elif episode is not None:
             self.infra += episode.infra_error is not None
             providers = "; ".join(lim.describe() for lim in active_limiters() if lim.in_flight or lim.retries)
