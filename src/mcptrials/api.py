@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcptrials.model import ServerSpec, Task
+from mcptrials.model import Episode, Score, ServerSpec, Task
 
 if TYPE_CHECKING:
     from mcptrials.evolve.lineage import VersionManifest
@@ -36,15 +36,17 @@ def load_tasks(*paths: str | Path) -> list[Task]:
 
 
 def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec] | None = None, *,
-        model: str | None = "local:", agent: str = "react", attempts: int = 1, stages: str | None = None,
+        model: str | None = None, agent: str = "react", attempts: int = 1, stages: str | None = None,
         lineages: str | Path | None = None, db: str | Path = "mcptrials.db", concurrency: int = 4,
         max_turns: int = 20, max_repeats: int = 3, max_episode_tokens: int | None = None,
         base_url: str | None = None, temperature: float | None = 0.0, max_tokens: int | None = 2048,
         seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None) -> list[RunResult]:
     """Run agent episodes and store them in ``db`` (resuming: stored episodes are skipped), one result per version.
 
-    ``model`` is a spec as for ``--model`` (ignored by the model-free agents ``reference`` and ``stale``);
-    ``stages`` picks server versions (``"v0,v3"``) from ``lineages`` (default: the bundled ones).
+    ``model`` is a spec as for ``--model`` and is required for every agent but the model-free ``reference``
+    and ``stale`` (``model="local:"`` is the embedded llama.cpp model: offline but slow, minutes per task);
+    without one a ``ValueError`` says so before anything runs. ``stages`` picks server versions
+    (``"v0,v3"``) from ``lineages`` (default: the bundled ones).
     """
     import anyio
 
@@ -57,13 +59,19 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     from mcptrials.servers.toolbox import Limits
     from mcptrials.store.db import Store
 
+    if model is None and agent not in MODEL_FREE:
+        raise ValueError(f"run_tasks(agent={agent!r}) needs model=: a spec such as 'openai:gpt-4o-mini', or "
+                         "'local:' for the embedded model (slow); the agents 'reference' and 'stale' need none")
+    from mcptrials.safety.tempdirs import sweep_stale
+
+    sweep_stale()  # temp folders of an earlier run killed outright
     specs = servers if servers is not None else load_servers()
     chosen = list(tasks) if tasks is not None else load_tasks()
     design = build_agent(agent, DesignOptions(), max_turns=max_turns, max_episode_tokens=max_episode_tokens,
                          max_repeats=max_repeats)
     chosen, offer_setting, _ = prepare_offer(specs, chosen, "task", None, 0)
-    chat = None if agent in MODEL_FREE else load_model(
-        model or "local:", base_url=base_url,
+    chat = None if agent in MODEL_FREE or model is None else load_model(
+        model, base_url=base_url,
         sampling=SamplingSettings(temperature=temperature, max_tokens=max_tokens, seed=seed))
     worlds = versioned_worlds(specs, chosen, stages, Path(lineages) if lineages is not None else None,
                               warn=lambda text: warnings.warn(text, stacklevel=2))
@@ -72,8 +80,12 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
                      agent=design, pool="task", distractors=offer_setting, limits=Limits(call_timeout=call_timeout),
                      max_cost=max_cost, version=version) for version, v_specs, v_tasks in worlds]
 
+    def say(event: str, _: object) -> None:
+        if event.startswith("warning:"):  # a server kept state across attempts
+            warnings.warn(event[len("warning:"):], stacklevel=1)
+
     async def run_all() -> list[RunResult]:
-        return [await execute(plan, store) for plan in plans]
+        return [await execute(plan, store, say) for plan in plans]
 
     try:
         return anyio.run(run_all)
@@ -93,8 +105,56 @@ def score(db: str | Path = "mcptrials.db") -> int:
         store.close()
 
 
+def _existing(db: str | Path) -> str | Path:
+    """``db`` itself; ``FileNotFoundError`` for a path with nothing there (a reader never creates a store)."""
+    if "://" not in str(db) and not Path(db).expanduser().exists():
+        raise FileNotFoundError(f"no result store at {db}")
+    return db
+
+
+def read_episodes(db: str | Path = "mcptrials.db", *, run: str | None = None, task: str | None = None,
+                  model: str | None = None, agent: str | None = None, version: str | None = None,
+                  outcome: str | None = None) -> list[Episode]:
+    """Stored episodes as ``Episode`` objects, each whole (every turn and call), matching every filter given.
+
+    ``run`` is a run id as ``run`` prints it; ``outcome`` is ``passed``, ``failed`` or ``infra_error``.
+    Ordered by model, agent, task, version and attempt. Their verdicts: ``read_scores``.
+    """
+    from mcptrials.store.db import Store
+
+    outcomes = ("passed", "failed", "infra_error")
+    if outcome is not None and outcome not in outcomes:
+        raise ValueError(f"outcome={outcome!r}: one of {', '.join(outcomes)}")
+    store = Store(_existing(db))
+    try:
+        if run is not None and run not in {r["id"] for r in store.runs()}:
+            raise ValueError(f"no run {run!r} in {store.url}")
+        return list(store.episodes(run, task_id=task, model=model, agent=agent, version=version,
+                                   outcome=outcome))
+    finally:
+        store.close()
+
+
+def read_scores(db: str | Path = "mcptrials.db") -> dict[str, dict[str, Score]]:
+    """Every stored verdict as ``{episode id: {scorer name: Score}}`` (``effects``, ``rules``, ``judge:...``)."""
+    from mcptrials.store.db import Store
+
+    store = Store(_existing(db))
+    try:
+        return store.scores()
+    finally:
+        store.close()
+
+
 def build_report(db: str | Path = "mcptrials.db", *, k: int | None = None) -> dict[str, Any]:
-    """The report as a dict, exactly what ``mcptrials report --format json`` prints."""
+    """The report as a dict, exactly what ``mcptrials report --format json`` prints.
+
+    Top-level keys: ``summary`` (one row per model x agent: pass^k with its 95 % interval, pass@k, pass@1,
+    episodes, infra errors, tokens, cost, rule metrics), ``per_version``, ``breakdown`` (per category and
+    chain length), ``infra_unresolved``, ``evolution``, ``judges``, ``pass_k_curves``, ``failure_codes``,
+    ``tool_error_kinds``, ``pareto`` and ``episodes`` (one flat row per episode). Every key of every
+    section is described on the API page of the docs (docs/reference/api.md, "The report dict").
+    """
     from mcptrials.report.summary import report_from_store
     from mcptrials.store.db import Store
 

@@ -184,6 +184,11 @@ class _ProgressView:
                 self.progress.console.print(plain(f"{self.label}: resuming, {skipped} episode(s) already stored, "
                                                   f"{todo} to run"))
             self.task_id = self.progress.add_task(self.label, total=int(todo), providers="")
+        elif event.startswith("warning:"):
+            from rich.markup import escape
+
+            self.progress.console.print(f"[yellow]warning:[/yellow] {escape(event[len('warning:'):])}",
+                                        highlight=False)
         elif episode is not None:
             self.infra += episode.infra_error is not None
             providers = "; ".join(lim.describe() for lim in active_limiters() if lim.in_flight or lim.retries)
@@ -827,6 +832,7 @@ def agree(
     import tempfile
 
     from mcptrials.judges.labelset import SHIPPED_LABELS, load_episodes, load_labels, measure, shipped_world
+    from mcptrials.safety.tempdirs import temp_prefix
     from mcptrials.store.db import Store
 
     with _user_errors():
@@ -853,7 +859,7 @@ def agree(
             from mcptrials.judges.apply import judges_from_spec
 
             if store is None:  # no store given: judgments are cached for this invocation only
-                scratch = tempfile.TemporaryDirectory(prefix="mcptrials-agree-")
+                scratch = tempfile.TemporaryDirectory(prefix=temp_prefix("agree"))
             cache = store or Store(Path(scratch.name) / "judgments.db")  # type: ignore[union-attr]
             judge_list = judges_from_spec(judge, cache, judges, rubric_repeats, judge_base_url)[1]
         try:
@@ -974,6 +980,7 @@ def servers_tools(
     stage: Annotated[str | None, typer.Option("--stage", help="The server at this version of its lineage (v3).")]
     = None,
     lineages: LineagesOpt = None,
+    inputs: InputOpt = None,
 ) -> None:
     """List one server's tools (name and first line of the description), or save them for `diff`."""
     from mcptrials.export.tool_list import tool_list_json
@@ -981,7 +988,7 @@ def servers_tools(
     from mcptrials.servers.health import list_tools
 
     with _user_errors():
-        specs, _ = load_world(servers, None)
+        specs, _ = load_world(servers, None, inputs)
         if name not in specs:
             raise UsageError(f"no server {name!r} (known: {', '.join(sorted(specs))})")
         if stage:
@@ -1509,6 +1516,9 @@ def _print_version(value: bool) -> None:
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
     """Benchmark LLM agents on MCP servers."""
+    from mcptrials.safety.tempdirs import sweep_stale
+
+    sweep_stale()  # temp folders of an earlier command killed outright (SIGKILL) are removed first
 
 
 @app.command()

@@ -60,3 +60,35 @@ async def test_round_limit_still_answers(fake_openai, tmp_path) -> None:
     episode = next(store.episodes())
     assert episode.termination == "max_turns"  # the loop did not see the model stop
     assert episode.final_answer == task.reference_answer  # but the synthesis step still answered
+
+
+async def test_empty_synthesis_keeps_the_answer_the_model_wrote(fake_openai, tmp_path) -> None:
+    """A model that answered in its last round and replies nothing to the synthesis call keeps that answer."""
+    from fake_openai import completion
+
+    task = _task("trip-004")
+    brain = Brain(plan=task.reference, answer=task.reference_answer or "")
+
+    def respond(request):
+        if request["messages"][0]["content"].startswith("You write the final answer"):
+            return completion("")  # the synthesis call gets an empty reply
+        return brain.openai(request)
+
+    fake_openai.responder = respond
+    chat = OpenAIModel(model="fake", base_url=fake_openai.base_url, api_key="x")
+    store = Store(tmp_path / "r.db")
+    result = await execute(RunPlan(servers=bundled_servers(), tasks=[task], agent=PlannerAgent(), model=chat), store)
+    episode = next(store.episodes())
+    assert [t.text for t in episode.model_turns if t.role == "agent"][-2:] == [task.reference_answer, ""]
+    assert episode.final_answer == task.reference_answer
+    assert result.counts == {"passed": 1, "failed": 0, "infra_error": 0}
+
+
+def test_planner_with_scripted_reference_passes_the_bundled_smoke_set(tmp_path) -> None:
+    """``--agent planner --model scripted:reference`` plays every reference plan: 30 of 30 pass (it passed 2)."""
+    from report_world import cli
+
+    done = cli("run", "--agent", "planner", "--model", "scripted:reference", "--limit", "30",
+               "--db", str(tmp_path / "p.db"))
+    line = next(x for x in done.stderr.splitlines() if x.startswith("run "))
+    assert "30 episode(s)" in line and "(passed 30, failed 0, infra errors 0;" in line, line

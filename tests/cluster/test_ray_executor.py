@@ -18,7 +18,11 @@ from mcptrials.store.db import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # a hang fails with stacks, never stalls CI
 SMOKE = [t.id for t in smoke_tasks(bundled_tasks())]
-ENV = {**os.environ, "COLUMNS": "200", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+def _env() -> dict[str, str]:
+    """The environment of the commands the tests start, with the test cluster's own settings (``ray_head``)."""
+    return {**os.environ, "COLUMNS": "200", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 def _cmd(db: str, *extra: str) -> list[str]:
@@ -43,10 +47,10 @@ def _verdicts(db: str) -> dict[tuple[str, int], Any]:
 
 def test_smoke_set_on_ray_into_postgresql_matches_local_into_sqlite(tmp_path: Path, ray_address: str,
                                                                     postgres_url: str) -> None:
-    local = subprocess.run(_cmd(str(tmp_path / "local.db")), capture_output=True, text=True, env=ENV, timeout=300)
+    local = subprocess.run(_cmd(str(tmp_path / "local.db")), capture_output=True, text=True, env=_env(), timeout=300)
     assert local.returncode == 0, local.stderr
     remote = subprocess.run(_cmd(postgres_url, "--executor", "ray", "--address", ray_address),
-                            capture_output=True, text=True, env=ENV, timeout=600)
+                            capture_output=True, text=True, env=_env(), timeout=600)
     assert remote.returncode == 0, remote.stderr
     assert "episodes run on the Ray cluster: 1 node(s), 2 CPU(s)" in remote.stderr
     expected, got = _verdicts(str(tmp_path / "local.db")), _verdicts(postgres_url)
@@ -69,20 +73,24 @@ def _stored(db: str) -> int:
         store.close()
 
 
-def test_sigkill_of_the_ray_driver_resumes_without_loss_or_duplicates(ray_address: str, postgres_url: str) -> None:
+def test_sigkill_of_the_ray_driver_resumes_without_loss_or_duplicates(ray_address: str, postgres_url: str,
+                                                                     tmp_path: Path) -> None:
     cmd = _cmd(postgres_url, "--executor", "ray", "--address", ray_address, "--attempts", "4")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
-                            start_new_session=True)
+    log = tmp_path / "driver.log"
+    with log.open("w") as driver_err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=driver_err, env=_env(),
+                                start_new_session=True)
     deadline = time.time() + 300
     while _stored(postgres_url) < 3 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
-    assert proc.poll() is None, "the run finished before it could be killed; make it longer"
+    assert proc.poll() is None, f"the driver ended (exit {proc.returncode}) before it could be killed: " + \
+        log.read_text()[-2000:]
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     at_kill = _stored(postgres_url)
     assert 3 <= at_kill < 20
 
-    done = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=600)
     assert done.returncode == 0, done.stderr
     assert f"resuming, {at_kill} episode(s) already stored" in done.stderr  # the dead driver's lock was taken
     store = Store(postgres_url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -75,3 +76,30 @@ def test_servers_die_with_a_sigkilled_runner(tmp_path: Path, mark: str) -> None:
     assert left == [], describe(left)
     assert time.monotonic() - t0 < 5  # the guards notice within their half-second poll, or at once
     assert sorted(stored(db)) == [("quick-0", 0), ("quick-1", 0)]
+
+
+@pytest.mark.slow
+def test_the_next_command_sweeps_the_temp_folders_a_sigkilled_runner_left(tmp_path: Path, mark: str) -> None:
+    """SIGKILL skips every clean-up: the next command removes that process's temp folders, and only those."""
+    proc, _, db, temp = _start(tmp_path)
+    _wait_for(db, 2, proc, mark, servers=2)
+    proc.kill()
+    proc.communicate(timeout=10)
+    left = sorted(p.name for p in temp.iterdir())
+    assert left and all(name.startswith("mcptrials-") for name in left), left  # sandboxes, pool, fork server
+    live = temp / f"mcptrials-episode-{os.getpid()}-running"  # a folder of this (live) test process
+    live.mkdir()
+    foreign = temp / "mcptrials-abcd1234"  # named otherwise (an older version's): not ours to judge
+    foreign.mkdir()
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep.txt").write_text("not a temp folder")
+    link = temp / f"mcptrials-episode-{proc.pid}-link"  # named like the dead run's, but a symlink: never followed
+    link.symlink_to(target)
+
+    done = subprocess.run([sys.executable, "-m", "mcptrials.cli", "tasks", "list"], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "TMPDIR": str(temp)})
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in temp.iterdir()) == sorted([live.name, foreign.name, link.name])
+    assert (target / "keep.txt").read_text() == "not a temp folder"
+    assert wait_gone(mark) == []

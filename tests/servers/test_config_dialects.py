@@ -110,3 +110,41 @@ def test_servers_list_marks_failed_servers_and_exits_non_zero(tmp_path: Path) ->
     assert payload["per_server"]["time"]["status"] == "ok" and payload["per_server"]["time"]["tools"] == 2
     assert "no db" in payload["per_server"]["broken"]["error"]
     assert "no answer within 5s" in payload["per_server"]["slow"]["error"]
+
+
+def test_servers_list_reports_a_server_needing_an_episode_sandbox_not_as_failed(tmp_path: Path) -> None:
+    """A git server on ``${MCPTRIALS_SANDBOX}/repo`` (a task's fixtures make the repo) is not broken: exit 0."""
+    from report_world import cli
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "git": {"command": "mcp-server-git", "args": ["--repository", "${MCPTRIALS_SANDBOX}/repo"]},
+        "notrepo": {"command": "mcp-server-git", "args": ["--repository", "${MCPTRIALS_SANDBOX}"]},  # exists: fails
+        "time": {"command": "mcp-server-time"}}}))
+    table = cli("servers", "list", "--servers", str(config), check=False)
+    assert table.returncode == 1  # notrepo really fails: the sandbox is there but is no repository
+    assert ("git: needs an episode sandbox: ${MCPTRIALS_SANDBOX}/repo does not exist outside an episode (a task's "
+            "fixtures create it); not a failure") in table.stderr.splitlines()
+    assert "notrepo: failed to start" in table.stderr and "git: failed" not in table.stderr
+    payload = json.loads(cli("servers", "list", "--servers", str(config), "--format", "json", check=False).stdout)
+    assert payload["failed"] == ["notrepo"] and payload["needs_episode_sandbox"] == ["git"]
+    assert payload["per_server"]["git"]["status"] == "needs_episode_sandbox"
+    assert payload["per_server"]["git"]["missing"] == "${MCPTRIALS_SANDBOX}/repo"
+
+    config.write_text(json.dumps({"mcpServers": {
+        "git": {"command": "mcp-server-git", "args": ["--repository", "${MCPTRIALS_SANDBOX}/repo"]},
+        "time": {"command": "mcp-server-time"}}}))
+    alone = cli("servers", "list", "--servers", str(config), check=False)
+    assert alone.returncode == 0, alone.stderr
+    assert "2 servers, 2 tools, 1 need an episode sandbox" in alone.stdout
+
+
+def test_servers_tools_takes_input_values(tmp_path: Path) -> None:
+    from report_world import cli
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"time": {"command": "${input:cmd}"}}}))
+    done = cli("servers", "tools", "time", "--servers", str(config), "--input", "cmd=mcp-server-time")
+    assert "time: 2 tools" in done.stdout and "get_current_time" in done.stdout
+    missing = cli("servers", "tools", "time", "--servers", str(config), check=False)
+    assert missing.returncode == 2 and "give --input cmd=VALUE" in missing.stderr

@@ -120,3 +120,47 @@ def _echo(spec: ServerSpec, tmp_path: Path) -> str:
                 _, _, outcome = await box.call("every__echo", {"message": "over the wire"})
                 return outcome.content
     return anyio.run(go)
+
+
+def test_isolation_probe_undoes_what_its_plays_wrote(npm_bin: Path, tmp_path: Path) -> None:
+    """The probe's writes to a shared file are undone: a new file is removed, an existing one put back as it was."""
+    shared = tmp_path / "shared.jsonl"
+    leaks, _, probed = anyio.run(probe, [memory_task()], memory_spec(npm_bin, str(shared)))
+    assert probed == 1 and [leak.server for leak in leaks] == ["mem"]
+    assert not shared.exists()  # the next real run's first attempt starts from nothing, as it would have
+
+    earlier = '{"type":"entity","name":"Bob","entityType":"person","observations":["likes coffee"]}\n'
+    shared.write_text(earlier)
+    leaks, _, _ = anyio.run(probe, [memory_task()], memory_spec(npm_bin, str(shared)))
+    assert [leak.server for leak in leaks] == ["mem"]
+    assert shared.read_text() == earlier
+
+
+def _run_memory(npm_bin: Path, tmp_path: Path, memory_file: str, db: str) -> str:
+    """``mcptrials run`` of the memory task, three attempts; its stderr."""
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"mem": {"command": str(npm_bin / "mcp-server-memory"),
+                                                         "env": {"MEMORY_FILE_PATH": memory_file}}}}))
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(memory_task().model_dump_json() + "\n")
+    done = subprocess.run([sys.executable, "-m", "mcptrials.cli", "run", "--servers", str(config), "--tasks",
+                           str(tasks), "--agent", "reference", "--attempts", "3", "--concurrency", "1", "--db",
+                           str(tmp_path / db)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "400"})
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_run_warns_once_when_a_server_keeps_state_across_attempts(npm_bin: Path, tmp_path: Path) -> None:
+    shared = tmp_path / "shared.jsonl"
+    err = _run_memory(npm_bin, tmp_path, str(shared), "a.db")
+    warned = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert warned == [f"warning: server 'mem' changed {shared} (named in its config) outside the episode sandbox: "
+                      "later attempts start from that state; give it a per-episode path such as "
+                      "${MCPTRIALS_SANDBOX}/... (check: mcptrials servers check --isolation)"]
+    isolated = _run_memory(npm_bin, tmp_path, "${MCPTRIALS_SANDBOX}/memory.jsonl", "b.db")
+    assert "warning:" not in isolated

@@ -181,3 +181,44 @@ async def test_http_500_on_a_tool_call_is_infra(http_faulty_server: str, tmp_pat
         _, _, out = await box.call("faulty__http_500", {})
         assert out.is_error and out.error_kind in INFRA_ERROR_KINDS
         assert out.error_kind == "server_crash" and "HTTP 500" in out.content
+
+
+def test_a_correct_run_on_a_streamable_http_server_prints_only_its_own_lines(http_rail_server: str,
+                                                                             tmp_path: Path) -> None:
+    """Sessions are closed and their HTTP client with them: no unclosed sockets, no SDK output (``-X dev`` shows
+    every ResourceWarning)."""
+    import json
+    import os
+
+    from mcptrials.model import PlannedCall, Task, TaskSpec, ValueCheckpoint
+
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"rail": {"type": "http", "url": http_rail_server}}}))
+    task = Task(id="rail-1", prompt="Station codes of Shanghai.", servers=["rail"],
+                spec=TaskSpec(checkpoints=[ValueCheckpoint(id="c1", contains=["SHH"])]),
+                reference=[PlannedCall(tool="rail__get_station_codes", args={"city": "Shanghai"})],
+                reference_answer="SHH")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(task.model_dump_json() + "\n")
+    env = {**os.environ, "COLUMNS": "200"}
+    for args in (["servers", "list", "--servers", str(config)],
+                 ["run", "--servers", str(config), "--tasks", str(tasks), "--agent", "reference", "--attempts", "3",
+                  "--db", str(tmp_path / "r.db")]):
+        done = subprocess.run([sys.executable, "-X", "dev", "-m", "mcptrials.cli", *args], capture_output=True,
+                              text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        for noise in ("ResourceWarning", "unclosed", "Traceback", "Error"):
+            assert noise not in done.stderr, (args[0], done.stderr)
+
+
+def test_sdk_log_records_never_reach_the_terminal_unless_logging_is_configured() -> None:
+    """The SDK logs transport hiccups with tracebacks (``logger.exception``) and no handler: they stay quiet."""
+    code = ("import logging, mcptrials.servers.connection\n"
+            "try:\n    raise RuntimeError('stream closed')\n"
+            "except RuntimeError:\n"
+            "    logging.getLogger('mcp.client.streamable_http').exception('Error in post_writer')\n")
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    configured = subprocess.run([sys.executable, "-c", "import logging; logging.basicConfig()\n" + code],
+                                capture_output=True, text=True, timeout=60)
+    assert "Error in post_writer" in configured.stderr  # a program that configures logging still sees them

@@ -1,4 +1,8 @@
-"""A throwaway PostgreSQL cluster for tests: initdb + pg_ctl in a temp dir, password auth over TCP."""
+"""A throwaway PostgreSQL cluster for tests: initdb + pg_ctl in a temp dir, password auth over TCP.
+
+A watchdog (``watchdog.py``) stops the cluster and removes its folder if the test process dies
+without tearing it down.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from watchdog import Stop, Watchdog
 
 BIN_DIRS = [Path("/usr/lib/postgresql/15/bin"), *sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)]
 PASSWORD = "pg-" + secrets.token_hex(8)
@@ -56,6 +61,8 @@ def postgres_cluster() -> Iterator[str]:
         shutil.chown(root, "postgres")
         shutil.chown(pwfile, "postgres")
     port = _free_port()
+    stop_command = _as_postgres([str(folder / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"])
+    watchdog = Watchdog(Stop(commands=[stop_command], folders=[str(root)]))
     try:
         subprocess.run(_as_postgres([str(folder / "initdb"), "-D", str(data), "-U", "postgres", "-E", "UTF8",
                                      "--auth-local=trust", "--auth-host=scram-sha-256", f"--pwfile={pwfile}"]),
@@ -66,9 +73,9 @@ def postgres_cluster() -> Iterator[str]:
                        check=True, capture_output=True, timeout=90)
         yield f"postgresql://postgres:{PASSWORD}@127.0.0.1:{port}"
     finally:
-        subprocess.run(_as_postgres([str(folder / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
-                       capture_output=True, timeout=60, check=False)
+        subprocess.run(stop_command, capture_output=True, timeout=60, check=False)
         shutil.rmtree(root, ignore_errors=True)
+        watchdog.release()
 
 
 def new_database(base_url: str) -> str:

@@ -4,7 +4,9 @@ Each round the model asks for every call it can make now; they run concurrently.
 longer than ``compress_chars`` is shortened by a separate model call (recorded as a
 ``compressor`` turn) before the model sees it; the full result stays in the call record, so
 scoring reads what the tool really returned. The loop ends when the model asks for no more
-calls, or at ``max_rounds``; then one more call writes the answer from the gathered evidence.
+calls, or at ``max_rounds``; then one more call writes the answer from the gathered evidence. An empty
+synthesis keeps the last answer the model already wrote (a model that answered in its last round
+has nothing more to say), so a written answer is never dropped.
 """
 
 from __future__ import annotations
@@ -90,13 +92,15 @@ class PlannerAgent:
             raise failed[0]
         return out
 
-    async def _synthesise(self, model: ChatModel, task: Task, evidence: list[str], trajectory: Trajectory) -> None:
+    async def _synthesise(self, model: ChatModel, task: Task, evidence: list[str], trajectory: Trajectory,
+                          written: str) -> None:
+        """Ask for the answer from the evidence; an empty reply keeps ``written``, the model's last non-empty text."""
         body = "\n\n".join(evidence) if evidence else "(no tool was called)"
         messages = [Message(role="system", content=FINAL_PROMPT),
                     Message(role="user", content=f"User request:\n{task.prompt}\n\nEvidence from tool calls:\n{body}")]
         response, latency = await timed_generate(model, messages, [])
         trajectory.add_turn(response, latency)
-        trajectory.final_answer = response.text
+        trajectory.final_answer = response.text if response.text.strip() else written
 
     async def run(self, task: Task, toolbox: Toolbox, model: ChatModel | None, trajectory: Trajectory) -> None:
         if model is None:
@@ -104,10 +108,12 @@ class PlannerAgent:
         tools = tool_schemas(toolbox)
         messages = [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=task.prompt)]
         evidence: list[str] = []
+        written = ""
         trajectory.termination = "max_turns"
         for round_ in range(self.max_rounds):
             response, latency = await timed_generate(model, messages, tools)
             trajectory.add_turn(response, latency)
+            written = response.text if response.text.strip() else written
             if not response.tool_calls:
                 trajectory.termination = "done"
                 break
@@ -126,4 +132,4 @@ class PlannerAgent:
             if over_budget(trajectory, self.max_episode_tokens):
                 trajectory.termination = "budget"
                 return
-        await self._synthesise(model, task, evidence, trajectory)
+        await self._synthesise(model, task, evidence, trajectory, written)

@@ -8,7 +8,10 @@ Script file (JSON or YAML)::
      "tasks": {"task-id": [turn, ...] | {"attempts": [[turn, ...], ...]}}}
 
 where a turn is ``{"text": "...", "tool_calls": [{"name": "server__tool", "arguments": {...}}]}``.
-The spec ``scripted:reference`` plays each task's reference plan, one call per turn.
+The spec ``scripted:reference`` plays each task's reference plan, one call per turn, then writes the
+reference answer. A request that offers no tools (a planner's result compression or final synthesis)
+is not a turn of the plan: it is answered with the reference answer once every call was made, and
+with nothing before, so the plan is never cut short.
 """
 
 from __future__ import annotations
@@ -120,6 +123,9 @@ class ScriptedModel:
     async def generate(self, messages: list[Message], tools: list[ToolSchema]) -> ModelResponse:
         if self.fn is not None:
             return self.fn(messages, tools, self.context or EpisodeContext(task_id=""))
+        if self.source == "reference" and not tools:
+            played = self._turn >= len(self._turns) - 1  # every planned call made: the answer is due
+            return ModelResponse(text=self._turns[-1].text if played and self._turns else "", finish_reason="stop")
         index = self._turn
         self._turn += 1
         if index >= len(self._turns):

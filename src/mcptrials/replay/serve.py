@@ -31,6 +31,7 @@ import anyio
 
 from mcptrials.model import Episode, ServerIdentity, ServerSpec, StateCheckpoint, Task, ToolInfo, stable_hash
 from mcptrials.replay.recording import History, RecordedCall, Recording, exact_key, normalised_key
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure
 from mcptrials.servers.sandbox import episode_sandbox, write_fixtures
 from mcptrials.servers.toolbox import Limits, Toolbox, open_toolbox, server_identity
@@ -238,7 +239,7 @@ class Replay:
             return episode_sandbox(task.fixtures.files)
         key = stable_hash(task.fixtures.files)
         if key not in self._sandboxes:
-            root = Path(tempfile.mkdtemp(prefix="mcptrials-replay-")).resolve()
+            root = Path(tempfile.mkdtemp(prefix=temp_prefix("replay"))).resolve()
             weakref.finalize(self, shutil.rmtree, root, True)
             (root / "sandbox").mkdir()
             write_fixtures(root / "sandbox", task.fixtures.files)

@@ -11,6 +11,7 @@ from mcptrials.agents.base import Agent
 from mcptrials.agents.registry import load_agent
 from mcptrials.model import ServerSpec, Task, ToolInfo
 from mcptrials.run.offer import POOLS, OfferError, apply_distractors
+from mcptrials.safety.tempdirs import temp_prefix
 
 
 @dataclass
@@ -54,7 +55,7 @@ async def catalogue(specs: Mapping[str, ServerSpec]) -> list[ToolInfo]:
 
     from mcptrials.servers.toolbox import open_toolbox
 
-    with tempfile.TemporaryDirectory(prefix="mcptrials-catalogue-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("catalogue")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         async with open_toolbox(list(specs.values()), sandbox) as box:

@@ -45,6 +45,7 @@ from mcptrials.safety.secrets import (
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
 from mcptrials.scoring.state import capture_state
+from mcptrials.servers import statewatch
 from mcptrials.servers.client import ClientOptions, current_client
 from mcptrials.servers.pool import (
     idle_limit,
@@ -145,9 +146,38 @@ class RunResult:
     cost_usd: float = 0.0
     infra: list[tuple[str, InfraError]] = field(default_factory=list)
     """(episode id, infra error) of every episode this invocation stored as an infra error."""
+    warnings: list[str] = field(default_factory=list)
+    """Said once each during the run (also as ``warning:`` progress events): a server that kept state outside
+    the sandbox, so later attempts started from what earlier ones wrote."""
 
 
 ProgressHook = Callable[[str, Episode | None], None]
+
+
+class SharedStateWatch:
+    """Tells, after each episode, whether a server changed a file outside the sandbox (``servers.statewatch``).
+
+    Such a server keeps state across episodes: attempt 2 starts from what attempt 1 wrote. Servers
+    whose config names only per-episode paths (``${MCPTRIALS_SANDBOX}``) have nothing to watch.
+    """
+
+    def __init__(self, servers: dict[str, ServerSpec]) -> None:
+        self.places = {name: places for name, spec in servers.items() if (places := statewatch.watched_places(spec))}
+        self.before = statewatch.snapshot([w for ws in self.places.values() for w in ws])
+
+    def new_warnings(self) -> list[str]:
+        """One line per server seen changing its shared places for the first time (then no longer watched)."""
+        every = [w for ws in self.places.values() for w in ws]
+        lines = []
+        for path in statewatch.changed(self.before, statewatch.snapshot(every)):
+            for name, places in list(self.places.items()):
+                place = statewatch.owner(path, places)
+                if place is not None:
+                    lines.append(f"server {name!r} changed {path} ({place.why}) outside the episode sandbox: later "
+                                 "attempts start from that state; give it a per-episode path such as "
+                                 "${MCPTRIALS_SANDBOX}/... (check: mcptrials servers check --isolation)")
+                    del self.places[name]
+        return lines
 
 
 def _git_revision() -> str | None:
@@ -301,6 +331,8 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
     infra: list[tuple[str, InfraError]] = []
     spent = [0.0]
     skipped_for_budget = [0]
+    said: list[str] = []
+    shared = SharedStateWatch(plan.servers) if plan.replay is None and plan.executor is None and todo else None
 
     async def one(task: Task, attempt: int, config_hash: str, cancel: anyio.CancelScope) -> None:
         async with limiter:
@@ -339,6 +371,11 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         activity.done(f"{task.id}#{attempt}")
         if on_event:
             on_event("episode", episode)
+        if shared is not None and shared.places:
+            for line in await anyio.to_thread.run_sync(shared.new_warnings):
+                said.append(line)
+                if on_event:
+                    on_event(f"warning:{line}", None)
 
     idle = idle_limit(len(plan.servers), plan.concurrency)
     async with server_pool(plan.reuse, max_idle=idle) as pool, anyio.create_task_group() as tg:
@@ -351,4 +388,4 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         raise fatal[0]
     return RunResult(run_id=run_id, planned=planned, skipped=planned - len(todo), completed=sum(counts.values()),
                      counts=counts, duration_s=time.perf_counter() - t0, not_started=skipped_for_budget[0],
-                     cost_usd=spent[0], infra=infra)
+                     cost_usd=spent[0], infra=infra, warnings=said)

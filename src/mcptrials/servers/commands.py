@@ -28,11 +28,17 @@ def parse_inputs(values: list[str] | None) -> dict[str, str]:
 
 def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt: str, out: Console,
                   err: Console) -> int:
-    """Print ``servers list``; return the exit code (1 when a server failed to start)."""
+    """Print ``servers list``; return the exit code (1 when a server failed to start).
+
+    A server that needs an episode's sandbox to start is listed as such and is not a failure.
+    """
     failed = {name: s.error for name, s in listing.items() if s.error is not None}
+    waiting = {name: s.needs_sandbox for name, s in listing.items() if s.needs_sandbox is not None}
     payload: dict[str, Any] = {
         "servers": len(specs), "tools": sum(len(s.tools) for s in listing.values()), "failed": sorted(failed),
-        "per_server": {name: {"status": "failed" if s.error else "ok", "error": s.error, "tools": len(s.tools),
+        "needs_episode_sandbox": sorted(waiting),
+        "per_server": {name: {"status": "failed" if s.error else "needs_episode_sandbox" if s.needs_sandbox
+                              else "ok", "error": s.error, "missing": s.needs_sandbox, "tools": len(s.tools),
                               "dynamism": specs[name].dynamism, "category": specs[name].category,
                               "tool_names": [t.name for t in s.tools],
                               "resources": [r["uri"] for r in s.extras.get("resources", [])],
@@ -46,18 +52,23 @@ def print_listing(specs: dict[str, ServerSpec], listing: dict[str, Survey], fmt:
     else:
         title = f"{payload['servers']} servers, {payload['tools']} tools"
         title += f", {len(failed)} failed" if failed else ""
+        title += f", {len(waiting)} need an episode sandbox" if waiting else ""
         table = PlainTable(title=title, title_justify="left")
         for col in ("server", "status", "category", "dynamism", "tools", "resources", "prompts"):
             table.add_column(col)
         for name, info in payload["per_server"].items():
-            status = plain("FAILED", "red") if info["error"] else plain("ok", "green")
+            status = {"failed": plain("FAILED", "red"), "ok": plain("ok", "green"),
+                      "needs_episode_sandbox": plain("needs episode sandbox", "yellow")}[info["status"]]
             counts = ([str(info["tools"]), str(len(info["resources"]) + len(info["resource_templates"])),
-                       str(len(info["prompts"]))] if not info["error"] else ["-", "-", "-"])
+                       str(len(info["prompts"]))] if info["status"] == "ok" else ["-", "-", "-"])
             table.add_row(name, status, str(info["category"] or "-"), info["dynamism"], *counts)
         out.print(table)
         for name, info in payload["per_server"].items():
             for tool, why in info["not_offered"].items():
                 err.print(plain(name, "yellow") + plain(f": tool {tool!r} not offered: {why}"))
+    for name, path in waiting.items():
+        err.print(plain(name, "yellow") + plain(f": needs an episode sandbox: {path} does not exist outside "
+                                                "an episode (a task's fixtures create it); not a failure"))
     for name, reason in failed.items():
         err.print(plain(name, "red") + plain(f": failed to start: {reason}"))
     return 1 if failed else 0

@@ -13,10 +13,13 @@ streamable-HTTP server is the server failing, never the agent: infrastructure (`
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +61,21 @@ PROGRESS_CAP_FACTOR = 10
 """Progress notifications extend a call's timeout up to this many times the per-call timeout, no further."""
 _CRASH_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
                  BrokenPipeError, ConnectionError, httpx2.TransportError)
+
+
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+"""The SDK logs from its transports (a stream closed while the session ends, a failed session DELETE) without
+a handler of its own, so Python's last-resort handler printed them, tracebacks included, on runs that went
+right. Every failure that matters reaches us as an outcome; the records still go to any handler the
+embedding program configures."""
+
+
+@asynccontextmanager
+async def _owning_client(http: httpx2.AsyncClient, transport: AbstractAsyncContextManager[Any]) -> AsyncIterator[Any]:
+    """``transport`` over ``http``, closing ``http`` after the transport ended its session (the SDK leaves
+    a client it was given open: its sockets were left to the garbage collector)."""
+    async with http, transport as streams:
+        yield streams
 
 
 episode_binding: ContextVar[dict[str, str] | None] = ContextVar("mcptrials_episode_binding", default=None)
@@ -207,7 +225,7 @@ class ServerConnection:
             assert spec.url is not None
             http = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0),
                                       event_hooks={"response": [self._record_status]})
-            return streamable_http_client(spec.url, http_client=http)
+            return _owning_client(http, streamable_http_client(spec.url, http_client=http))
         assert spec.command is not None
         env = dict(spec.env)
         env.setdefault("PYTHONUNBUFFERED", "1")

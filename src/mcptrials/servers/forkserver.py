@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import SupportsIndex
 
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers import _server_guard
 
 LAUNCHER = Path(__file__).with_name("_forkserver_launch.py")
@@ -253,7 +254,7 @@ class ForkServer:
 
     def __init__(self, environment: Mapping[str, str] | None = None) -> None:
         """Start one; ``environment`` is added to its own (e.g. a preloaded frozen clock its children keep)."""
-        self._dir = tempfile.mkdtemp(prefix="mcptrials-fork-")
+        self._dir = tempfile.mkdtemp(prefix=temp_prefix("fork"))
         self.socket_path = os.path.join(self._dir, "fork.sock")
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "mcptrials.servers.forkserver", self.socket_path],

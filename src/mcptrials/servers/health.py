@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from mcptrials.model import ServerSpec, ToolInfo
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers import forkserver
 from mcptrials.servers.toolbox import Limits, open_toolbox
 
@@ -84,7 +86,7 @@ async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -
         t0 = time.perf_counter()
         await anyio.to_thread.run_sync(forkserver.shared)
         warmup = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory(prefix="mcptrials-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("check")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         results = await _start_each(specs, sandbox, limits)
@@ -98,7 +100,7 @@ async def check_servers(specs: list[ServerSpec], limits: Limits | None = None) -
 
 async def list_tools(specs: list[ServerSpec]) -> dict[str, list[ToolInfo]]:
     """Every server's tools (a server that fails to start lists none)."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("list")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         async with open_toolbox(specs, sandbox) as box:
@@ -113,18 +115,40 @@ class Survey:
     tools: list[ToolInfo] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    needs_sandbox: str | None = None
+    """Set instead of ``error`` when the server did not start on a ``${MCPTRIALS_SANDBOX}`` path that only an
+    episode's fixtures create: the path as its config writes it (not a failure)."""
+
+
+_SANDBOX_PATH = re.compile(r"\$\{MCPTRIALS_SANDBOX\}(/[^\s,;'\"=]*)?")
+
+
+def missing_sandbox_path(spec: ServerSpec, sandbox: Path) -> str | None:
+    """The first ``${MCPTRIALS_SANDBOX}/...`` path of ``spec`` (args, env, cwd) that ``sandbox`` does not hold."""
+    for value in [*spec.args, *spec.env.values(), *([spec.cwd] if spec.cwd else [])]:
+        for found in _SANDBOX_PATH.finditer(value):
+            rest = (found.group(1) or "").strip("/")
+            if rest and not (sandbox / rest).exists():
+                return found.group(0)
+    return None
 
 
 async def survey(specs: list[ServerSpec], limits: Limits | None = None) -> dict[str, Survey]:
-    """Start every server once and describe what it offers (``servers list``)."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as tmp:
+    """Start every server once, in an empty sandbox as an episode would, and describe what it offers (``servers list``).
+
+    A server that does not start because a ``${MCPTRIALS_SANDBOX}/...`` path its config names is missing
+    (a repository a task's fixtures put there) is reported as needing an episode sandbox, not as failed.
+    """
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("list")) as tmp:
         sandbox = Path(tmp) / "sandbox"
         sandbox.mkdir()
         async with open_toolbox(specs, sandbox, limits=limits) as box:
             out = {}
             for spec in specs:
                 conn = box.connections.get(spec.name)
-                if conn is None:
+                if conn is None and (missing := missing_sandbox_path(spec, sandbox)) is not None:
+                    out[spec.name] = Survey(needs_sandbox=missing)  # an episode's fixtures create it
+                elif conn is None:
                     failure = box.failures.get(spec.name)
                     tail = failure.stderr_tail.strip().splitlines()[-1:] if failure else []
                     reason = failure.reason if failure else "did not start"

@@ -4,6 +4,8 @@ A server whose answers differ between two fresh episodes keeps state outside the
 (a file in its install folder, a fixed path in its config, a shared database): attempt 2 of a run
 would see what attempt 1 wrote. Values that differ on every run anyway (ids, timestamps, the
 sandbox path, the episode id) are normalised before comparing, so they do not count as state.
+What the plays wrote to the places a server's config names outside the sandbox is undone after each
+task (``statewatch.kept``): the probe leaves no state behind for the next real run to start from.
 """
 
 from __future__ import annotations
@@ -147,16 +149,17 @@ async def probe(tasks: list[Task], specs: dict[str, ServerSpec], limits: Limits 
         if not stateful(task, specs, read_only) and not reusable:
             continue
         places = {spec.name: statewatch.watched_places(spec) for spec in used}
-        before = statewatch.snapshot([w for ws in places.values() for w in ws])
-        try:
-            first = await _play(task, used, limits, f"isolation-{task.id}-1")
-            second = await _play(task, used, limits, f"isolation-{task.id}-2")
-            reused = await _play_reused(task, used, limits) if reusable else first
-        except RuntimeError as exc:
-            problems.append(f"task {task.id}: {exc}".splitlines()[0])
-            continue
+        with statewatch.kept([w for ws in places.values() for w in ws]) as before:  # the plays' writes are undone
+            try:
+                first = await _play(task, used, limits, f"isolation-{task.id}-1")
+                second = await _play(task, used, limits, f"isolation-{task.id}-2")
+                reused = await _play_reused(task, used, limits) if reusable else first
+            except RuntimeError as exc:
+                problems.append(f"task {task.id}: {exc}".splitlines()[0])
+                continue
+            written = _written_file(task, places, before)
         probed += 1
-        leak = _differing_call(task, first, second) or _written_file(task, places, before)
+        leak = _differing_call(task, first, second) or written
         if leak is None and (leak := _differing_call(task, first, reused)) is not None:
             leak.reused = True
         if leak is not None:

@@ -52,6 +52,7 @@ import anyio.abc
 
 from mcptrials.bundled.servers._runtime import NOW_META, SANDBOX_META
 from mcptrials.model import ServerSpec, Task, stable_hash
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure, episode_binding
 from mcptrials.servers.prestart import Prestarter
 from mcptrials.servers.sandbox import episode_sandbox
@@ -411,7 +412,7 @@ async def server_pool(enabled: bool = True, max_idle: int = 16) -> AsyncIterator
         finally:
             _current.reset(token)
         return
-    root = Path(tempfile.mkdtemp(prefix="mcptrials-pool-"))
+    root = Path(tempfile.mkdtemp(prefix=temp_prefix("pool")))
     try:
         async with anyio.create_task_group() as group:
             pool = ServerPool(group=group, root=root, max_idle=max_idle)

@@ -22,6 +22,7 @@ import anyio
 import anyio.abc
 
 from mcptrials.model import ServerSpec, Task
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers import forkserver
 from mcptrials.servers.connection import ServerConnection, StartFailure
 from mcptrials.servers.sandbox import episode_sandbox, write_fixtures
@@ -101,7 +102,7 @@ class Prestarter:
 
     def _register(self, task: Task, attempt: int, specs: list[ServerSpec]) -> Prepared:
         """Create the episode's sandbox with its fixtures (synchronously: an episode may claim it at once)."""
-        unit = Prepared(key=(task.id, attempt), root=Path(tempfile.mkdtemp(prefix="mcptrials-")).resolve(),
+        unit = Prepared(key=(task.id, attempt), root=Path(tempfile.mkdtemp(prefix=temp_prefix("episode"))).resolve(),
                         specs=specs, now=task.now.isoformat() if task.now else None)
         self.units[unit.key] = unit
         unit.sandbox.mkdir()

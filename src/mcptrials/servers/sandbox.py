@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from mcptrials.safety.paths import fixture_paths_problem
+from mcptrials.safety.tempdirs import temp_prefix
 
 
 class FixtureError(ValueError):
@@ -34,7 +35,7 @@ def episode_sandbox(files: Mapping[str, str] | None = None, *, keep: bool = Fals
     The sandbox is ``<episode dir>/sandbox``; its parent also holds the servers' stderr logs,
     which thus stay out of the agent's reach.
     """
-    root = Path(tempfile.mkdtemp(prefix="mcptrials-", dir=parent)).resolve()
+    root = Path(tempfile.mkdtemp(prefix=temp_prefix("episode"), dir=parent)).resolve()
     try:
         box = root / "sandbox"
         box.mkdir()

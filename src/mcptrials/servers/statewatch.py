@@ -13,14 +13,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcptrials.model import ServerSpec
+from mcptrials.safety.tempdirs import temp_prefix
 
 MAX_FILES = 5_000
 """Most files recorded per watched folder (a huge folder is watched only in part)."""
 MAX_DEPTH = 3
+MAX_KEPT_BYTES = 64 * 1024 * 1024
+"""Most bytes ``kept`` copies aside before a probe (larger files are watched, not restored)."""
 _PATH = re.compile(r"(?:^|(?<=[=:\s,]))(/[^\s,;'\"=]+)")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?!/)\S*")
 """A network URL (``file:///`` ones are kept: they name a path)."""
@@ -150,3 +156,38 @@ def changed(before: dict[Path, Stamp | None], after: dict[Path, Stamp | None]) -
 def owner(path: Path, places: list[Watched]) -> Watched | None:
     """The watched place ``path`` was found under."""
     return next((w for w in places if path == w.path or w.path in path.parents), None)
+
+
+@contextmanager
+def kept(places: list[Watched]) -> Iterator[dict[Path, Stamp | None]]:
+    """Snapshot ``places`` (yielded) and copy their files aside; on leaving, undo every change made meanwhile.
+
+    A file created meanwhile is removed, a changed or removed one is put back as it was (within
+    ``MAX_KEPT_BYTES``): whatever the block did to these places, the next episode starts from the same state.
+    """
+    before = snapshot(places)
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("kept")) as folder:
+        copies: dict[Path, Path] = {}
+        budget = MAX_KEPT_BYTES
+        for index, (path, stamp) in enumerate(before.items()):
+            if stamp is None or stamp[1] > budget:
+                continue
+            copy = Path(folder) / str(index)
+            try:
+                shutil.copy2(path, copy)
+            except OSError:
+                continue
+            copies[path] = copy
+            budget -= stamp[1]
+        try:
+            yield before
+        finally:
+            for path in changed(before, snapshot(places)):
+                try:
+                    if before.get(path) is None:
+                        path.unlink(missing_ok=True)
+                    elif path in copies:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(copies[path], path)
+                except OSError:
+                    continue

@@ -378,12 +378,15 @@ class Store:
                 self.unreadable.append(line)
             return None
 
-    def episodes(self, run_id: str | None = None) -> Iterator[Episode]:
-        """Every stored episode (of one run when given) in report order; unreadable rows are left out."""
+    def episodes(self, run_id: str | None = None, **match: str | None) -> Iterator[Episode]:
+        """Stored episodes by model, agent, task, version, attempt; only those of ``run_id`` and with every
+        column of ``match`` (``task_id``, ``model``, ``agent``, ``version``, ``outcome``) equal, None ignored.
+        Unreadable rows are left out (and listed on ``unreadable``)."""
         query = select(episodes.c.id, episodes.c.data).order_by(episodes.c.model, episodes.c.agent, episodes.c.task_id,
                                                  episodes.c.version, episodes.c.attempt)
-        if run_id:
-            query = query.where(episodes.c.run_id == run_id)
+        for column, value in {"run_id": run_id or None, **match}.items():
+            if value is not None:
+                query = query.where(episodes.c[column] == value)
         with self.engine.connect() as conn:
             for episode_id, data in conn.execute(query):
                 episode = self.read_row("episode", episode_id, Episode.model_validate_json, data)

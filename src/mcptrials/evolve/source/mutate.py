@@ -59,6 +59,7 @@ from mcptrials.evolve.source.validate import (
 )
 from mcptrials.model import stable_hash
 from mcptrials.models.base import ChatModel
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.toolbox import Limits
 
 TREE = "tree"
@@ -233,7 +234,7 @@ async def _attempt(parent: SourceServer, parent_tools: list[dict[str, Any]], sta
         found = docs_only_problems(parent.root, staging / TREE, changed)
         code_problems = [f"{op.label} may only change documentation: " + "; ".join(found)] if found else []
     staged = parent.at(staging / TREE)
-    with tempfile.TemporaryDirectory(prefix="mcptrials-round-") as sandbox:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("round")) as sandbox:
         async with started(staged, Path(sandbox), settings.limits()) as (toolbox, new_tools):
             diff = classify(op, parent_tools, new_tools, selection.target_tools, code_problems)
             touched = {t.tool for t in diff.tools} | {t.old_name for t in diff.tools if t.old_name}

@@ -22,6 +22,7 @@ from mcptrials.evolve.operators import Operator
 from mcptrials.evolve.source.steps import StepRejected, TestCase
 from mcptrials.evolve.source.tree import SourceServer
 from mcptrials.model import ToolInfo, qualified_name
+from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.toolbox import Limits, Toolbox, open_toolbox
 
 
@@ -40,7 +41,7 @@ class TestResult(BaseModel):
 
 def compile_files(root: Path, files: list[str]) -> None:
     """Byte-compile every changed ``.py`` file (into a scratch folder); reject on the first error."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-compile-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("compile")) as scratch:
         for index, rel in enumerate(f for f in files if f.endswith(".py")):
             try:
                 py_compile.compile(str(root / rel), cfile=str(Path(scratch) / f"{index}.pyc"), doraise=True)
@@ -100,7 +101,7 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 async def list_tools(server: SourceServer, limits: Limits | None = None) -> list[dict[str, Any]]:
     """Start the tree's server once and return its tool list."""
-    with tempfile.TemporaryDirectory(prefix="mcptrials-list-") as sandbox:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("list")) as sandbox:
         async with started(server, Path(sandbox), limits or Limits()) as (_toolbox, tools):
             return tools
 
