@@ -150,7 +150,8 @@ def build_report(db: str | Path = "mcptrials.db", *, k: int | None = None) -> di
     """The report as a dict, exactly what ``mcptrials report --format json`` prints.
 
     Top-level keys: ``summary`` (one row per model x agent: pass^k with its 95 % interval, pass@k, pass@1,
-    episodes, infra errors, tokens, cost, rule metrics), ``per_version``, ``breakdown`` (per category and
+    episodes, infra errors, tokens, cost, rule metrics), ``comparison`` (whether the rows ran the same units,
+    and how many they share), ``per_version``, ``breakdown`` (per category and
     chain length), ``infra_unresolved``, ``evolution``, ``judges``, ``pass_k_curves``, ``failure_codes``,
     ``tool_error_kinds``, ``pareto`` and ``episodes`` (one flat row per episode). Every key of every
     section is described on the API page of the docs (docs/reference/api.md, "The report dict").
