@@ -91,4 +91,4 @@ def test_planner_with_scripted_reference_passes_the_bundled_smoke_set(tmp_path) 
     done = cli("run", "--agent", "planner", "--model", "scripted:reference", "--limit", "30",
                "--db", str(tmp_path / "p.db"))
     line = next(x for x in done.stderr.splitlines() if x.startswith("run "))
-    assert "30 episode(s)" in line and "(passed 30, failed 0, infra errors 0;" in line, line
+    assert "30 episode(s)" in line and "passed 100 % 30/30 (failed 0;" in line and "infra" not in line, line

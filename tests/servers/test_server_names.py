@@ -73,4 +73,4 @@ def test_good_names_still_run(tmp_path: Path) -> None:
     done = _cli("run", "--agent", "reference", "--servers", str(servers), "--tasks", str(tasks),
                 "--db", str(tmp_path / "runs.db"))
     assert done.returncode == 0, done.stderr
-    assert "passed 1, failed 0" in done.stderr
+    assert "passed 100 % 1/1 (failed 0;" in done.stderr
