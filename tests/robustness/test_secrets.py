@@ -202,7 +202,8 @@ def test_no_output_of_a_postgres_store_holds_a_planted_secret(tmp_path: Path, fa
         done = subprocess.run([sys.executable, "-m", "mcptrials.cli", *args], capture_output=True, text=True,
                               timeout=300)
         said.extend([done.stdout, done.stderr])
-        assert done.returncode in (0, 1), done.stderr  # report exits 1 when nothing passed
+        # report exits 1 when nothing passed; run 5 when infra errors remain (the broken server's, printed)
+        assert done.returncode in (0, 1, 5), done.stderr
         return done
 
     cli("run", "--model", "openai:fake-model", "--base-url", base_url, "--servers", str(servers_path),
