@@ -314,7 +314,7 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
     allowed = list(allow)
     problems: list[str] = []
     phones = [(m.start(), m.end()) for m in PHONE.finditer(norm)]
-    digits = re.sub(r"\D", "", ev.text)
+    digits = re.sub(r"\D", "", ev.text) if phones else ""  # (the sources' digits: only a phone needs them)
     for start, end in phones:
         if re.sub(r"\D", "", norm[start:end]) not in digits:
             problems.append(f"the number {norm[start:end]!r}")
@@ -345,8 +345,9 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
         if not _date_grounded(d.value, d.month, d.day, ev) and not any(find_in_normalised(norm[d.start:d.end], a)
                                                                        for a in allowed):
             problems.append(f"the date {norm[d.start:d.end]!r}")
-    day_parts = bool(_PART_OF_DAY.search(ev.text))
-    for t in _scanned("time", norm, time_mentions):
+    times = _scanned("time", norm, time_mentions)
+    day_parts = bool(times) and bool(_PART_OF_DAY.search(ev.text))
+    for t in times:
         if day_parts and t.minute == 0 and 6 <= t.hour <= 22:
             continue  # "this afternoon, until 6pm": the bounds of a part of the day the user named
         if t.explicit and not _time_grounded(t.hour, t.minute, ev):
