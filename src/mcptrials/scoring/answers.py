@@ -125,8 +125,10 @@ def _scanned(kind: str, text: str, scan: Any) -> tuple[Any, ...]:
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _needle(raw: str, fold: bool) -> str:
-    """A task's label or value normalised for search (task strings repeat; answer texts are never cached here)."""
+    """A task's label or value normalised for search, once per string (task strings repeat across episodes;
+    answer texts are never cached here)."""
     return normalise_text(raw, fold=fold)
 
 
