@@ -149,8 +149,7 @@ def grounded_in(value: Value, text: str) -> bool:
 
 def phone_digits(text: str) -> str:
     """The digits of a phone number (or of every phone number a text holds), for comparing however it is written."""
-    return "".join(ch for m in PHONE.finditer(normalise_text(text)) for ch in m.group() if ch.isdigit()) \
-        if PHONE.search(normalise_text(text)) else ""
+    return "".join(ch for m in PHONE.finditer(normalise_text(text)) for ch in m.group() if ch.isdigit())
 
 
 def phone_options(phone: str) -> list[str]:
