@@ -235,13 +235,14 @@ class Matcher(_Model):
     """A per-value predicate; exactly one of the matcher keys must be set.
 
     ``facts`` (label-bound values) and ``absent`` (values that must not be stated) read a
-    text value; ``contains`` compares normalised (numbers as numbers, dates as dates).
+    text value; ``contains`` compares normalised (numbers as numbers, dates as dates); an item of
+    ``contains_all`` may be a list of alternatives, any one of which will do.
     """
 
     equals: Any = None
     regex: str | None = None
     contains: str | int | float | None = None
-    contains_all: list[str | int | float] | None = None
+    contains_all: list[str | int | float | list[str | int | float]] | None = None
     one_of: list[Any] | None = None
     approx: float | None = None
     facts: list[Fact] | None = None

@@ -101,3 +101,23 @@ def test_a_superlative_question_keeps_the_explorers_pick() -> None:
     assert cp is not None and cp.holds == ["Cairo"]
     assert check_conclusion(cp, "Cairo has the worst air (AQI 150).").passed
     assert not check_conclusion(cp, "Beijing 58, Mumbai 85, Cairo 150. Mumbai is the worst.").passed
+
+
+def test_a_which_question_rejects_an_item_the_selection_left_out() -> None:
+    results = [json.dumps({"files": [{"path": "notes/kickoff.md", "size": 410}, {"path": "notes/budget.md", "size": 95},
+                                     {"path": "notes/travel.md", "size": 230}, {"path": "notes/old.md", "size": 12}]})]
+    answer = "Two of your notes are longer than 200 bytes: notes/kickoff.md and notes/travel.md."
+    check = answer_checkpoint(answer, "Which of my notes are longer than 200 bytes?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "notes/travel.md and notes/kickoff.md are over 200 bytes.")
+    assert not _judge(check, "notes/kickoff.md, notes/travel.md and notes/budget.md are over 200 bytes.")
+
+
+def test_a_day_of_next_week_may_be_given_by_its_weekday() -> None:
+    results = ['{"days": [{"date": "2026-04-20", "fare": 559.5}, {"date": "2026-04-21", "fare": 590.5}]}']
+    answer = "Cheapest fare: 559.5 CNY on 2026-04-20 and 590.5 CNY on 2026-04-21."
+    check = answer_checkpoint(answer, "What's the cheapest fare each day, Monday and Tuesday next week?", "",
+                              results, 2026, today=date(2026, 4, 13))
+    assert check is not None
+    assert _judge(check, "Monday: 559.5 CNY; Tuesday: 590.5 CNY.")
+    assert not _judge(check, "Monday: 559.5 CNY; Wednesday: 590.5 CNY.")

@@ -7,10 +7,12 @@ mcp-server-git); the alternatives are played through the ReAct loop and scored l
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 
 import pytest
 from distill_traces import GIT, TIME, alt, bundled, draft_of, explorer, reference_trace, verdicts
 
+from mcptrials.bundled.world import bundled_servers
 from mcptrials.generate.distill import distill
 from mcptrials.generate.draft import Rejected, TaskDraft
 from mcptrials.generate.trace import pursue
@@ -173,3 +175,62 @@ def test_values_are_read_out_of_text_as_a_spec_names_them() -> None:
             ("email", "priya.n@helio.example")} <= got
     assert not any(kind == "code" for kind, value in got if value == "72-hour")
     assert ("name", "EUR") not in got
+
+
+NOW = "2026-04-13T09:00:00+08:00"
+
+
+def _draft(task_id: str, goal: str, prompt: str, servers: list[str], like: str | None = None) -> TaskDraft:
+    """A draft of our own, in the sandbox (fixtures) of bundled task ``like``."""
+    fixtures = bundled(like).fixtures if like else Fixtures()
+    return TaskDraft(id=task_id, goal=goal, prompt=prompt, servers=servers, category="baseline", method="explore",
+                     now=datetime.fromisoformat(NOW), fixtures=fixtures)
+
+
+async def test_an_update_that_reaches_other_records_fails() -> None:
+    draft = _draft("upd-1", "Set the status of order 1042 to 'returned'.", "Mark order 1042 as returned.", ["shopdb"])
+    look = ("shopdb__read_query", {"query": "SELECT * FROM orders WHERE id = 1042"})
+    update = ("shopdb__write_query", {"query": "UPDATE orders SET status = 'returned' WHERE id = 1042"})
+    trace = await pursue(bundled_servers(), draft, explorer([[look], [update]], "Order 1042 is returned."))
+    task = distill(draft, trace)
+    results = await verdicts(task, [
+        alt(task, "lower-case-sql", "accept",
+            [[("shopdb__write_query", {"query": "update orders set status='returned' where id=1042"})]],
+            "Done: order 1042 returned.", ["other_spelling"]),
+        alt(task, "no-where", "reject", [[("shopdb__write_query", {"query": "UPDATE orders SET status='returned'"})]],
+            "Order 1042 is returned.", ["destructive_shortcut"]),
+    ])
+    assert results["lower-case-sql"].accepted is True and results["no-where"].accepted is False
+
+
+async def test_an_added_line_keeps_the_rest_of_the_file() -> None:
+    draft = _draft("add-1", "Add the task 'Water the office plants' to tasks.md.",
+                   "Put 'Water the office plants' on my task list.", ["mdtasks", "files"], like="task-005")
+    trace = await pursue(bundled_servers(), draft, explorer(
+        [[("mdtasks__add_task", {"text": "Water the office plants"})]], "Added 'Water the office plants'."))
+    task = distill(draft, trace)
+    results = await verdicts(task, [
+        alt(task, "appended-by-hand", "accept",
+            [[("files__append_file", {"path": "tasks.md", "content": "- [ ] Water the office plants\n"})]],
+            "Added it to tasks.md.", ["other_tool"]),
+        alt(task, "file-rewritten", "reject",
+            [[("files__write_file", {"path": "tasks.md", "content": "- [ ] Water the office plants\n"})]],
+            "Added it to tasks.md.", ["destructive_shortcut"]),
+    ])
+    assert results["appended-by-hand"].accepted is True and results["file-rewritten"].accepted is False
+
+
+async def test_a_message_may_give_a_date_by_its_weekday() -> None:
+    draft = _draft("mail-1", "Email jordan.lee@northwind.example that the review moves to 2026-04-16.",
+                   "Tell Jordan (jordan.lee@northwind.example) the review moves to Thursday.", ["mail"])
+    send = {"to": ["jordan.lee@northwind.example"], "subject": "Review", "body": "The review moves to 2026-04-16."}
+    trace = await pursue(bundled_servers(), draft, explorer([[("mail__send_message", send)]], "Told Jordan."))
+    task = distill(draft, trace)
+    results = await verdicts(task, [
+        alt(task, "weekday", "accept", [[("mail__send_message", {**send, "body": "Hi Jordan, the review is now on "
+                                                                                  "Thursday."})]],
+            "Told Jordan.", ["rephrased_answer"]),
+        alt(task, "other-day", "reject", [[("mail__send_message", {**send, "body": "The review moves to Friday."})]],
+            "Told Jordan.", ["wrong_content"]),
+    ])
+    assert results["weekday"].accepted is True and results["other-day"].accepted is False

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcptrials.model import Fact
+from mcptrials.model import Fact, ValueCheckpoint
 from mcptrials.scoring.answers import absent_violations, states
-from mcptrials.scoring.claims import check_facts
+from mcptrials.scoring.claims import check_facts, text_holds
 
 
 @pytest.mark.parametrize(("text", "expected", "found"), [
@@ -209,3 +209,33 @@ def test_a_label_after_its_value_is_not_taken_by_a_later_value() -> None:
     mae = [Fact(label="median absolute error", value=4.1), Fact(label="classic rule", value=6.8)]
     assert all(v.stated for v in check_facts("4.1 min (median absolute error), better than the classic rule's "
                                              "6.8 min", mae))
+
+
+HIGH_LOW = [Fact(label=["high", "max", "warmest"], value=23.5, tol=0.5, unit="c"),
+            Fact(label=["low", "min", "coldest"], value=18.9, tol=0.5, unit="c")]
+
+
+@pytest.mark.parametrize(("text", "both"), [
+    ("Xiamen on Saturday: rain, between 18.9 and 23.5 °C.", True),
+    ("Xiamen: 18.9-23.5 °C, 85% chance of rain.", True),
+    ("Xiamen: from 66 °F to 74.3 °F.", True),
+    ("Xiamen: 23.5 to 18.9 °C.", False),  # the ends reversed
+    ("Xiamen: between 18.9 and 25 °C.", False),
+    ("Xiamen: high 18.9 °C, low 23.5 °C.", False),  # labelled the wrong way round
+    ("Xiamen: a high of 23.5 °C and a low of 18.9 °C.", True),
+])
+def test_a_range_states_its_low_and_its_high(text: str, both: bool) -> None:
+    assert all(v.stated for v in check_facts(text, HIGH_LOW)) is both
+    check = ValueCheckpoint(id="answer", source="final_message", facts=HIGH_LOW)
+    assert text_holds(check, text) is both  # the early exits agree with the full reading
+
+
+def test_a_label_of_a_quantity_takes_the_value_in_that_quantity() -> None:
+    facts = [Fact(label=["zion"], value=30.4, tol=0.5, unit="c"), Fact(label=["bryce"], value=21.0, tol=0.5, unit="c"),
+             Fact(label=["full"], value=0)]
+    row = "| Park | Campground | Friday high |\n|---|---|---|\n"
+    right = row + "| Zion | Willow: full, 0 free sites | 30.4°C |\n| Bryce | Canyon: 6 free sites | 21.0°C |"
+    swapped = row + "| Zion | Willow: full, 0 free sites | 21.0°C |\n| Bryce | Canyon: 6 free sites | 30.4°C |"
+    assert all(v.stated for v in check_facts(right, facts))
+    verdicts = check_facts(swapped, facts)
+    assert not verdicts[0].stated and not verdicts[1].stated

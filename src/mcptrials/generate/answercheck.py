@@ -14,6 +14,7 @@ from typing import Any
 
 from mcptrials.generate.values import (
     Value,
+    day_options,
     grounded_in,
     leaves,
     parse_json,
@@ -22,7 +23,7 @@ from mcptrials.generate.values import (
     quoted_spans,
     values_in,
 )
-from mcptrials.model import Fact, ValueCheckpoint
+from mcptrials.model import Fact, Scalar, ValueCheckpoint
 from mcptrials.scoring.answers import find_in_normalised, normalise_text, states
 from mcptrials.scoring.claims import check_facts
 from mcptrials.scoring.matchers import values_equal
@@ -54,7 +55,8 @@ _RELATED = [{"price", "fare", "cost", "costs", "fee", "charge", "amount", "pay",
              "precip", "condition", "conditions"}, {"sender", "from", "author", "authors", "sent"},
             {"count", "number", "many", "total", "quantity", "stock", "units", "left"},
             {"when", "time", "hour", "date", "day"}, {"company", "organisation", "organization", "org", "employer"},
-            {"title", "name", "called"}, {"where", "location", "place", "city", "address", "venue"}]
+            {"title", "name", "called"}, {"where", "location", "place", "city", "address", "venue"},
+            {"long", "duration", "takes", "minutes", "minute", "mins", "hours"}]
 
 
 def _related(a: str, b: str) -> bool:
@@ -234,6 +236,7 @@ def _name_options(value: Value, names_elsewhere: set[str]) -> list[Any] | Any:
     return list(dict.fromkeys(options)) if len(options) > 1 else value.value
 
 
+MAX_ABSENT = 12
 _COUNT_KEYS = {"n", "count", "num", "number", "observations", "obs", "size", "length", "samples", "points", "rows",
                "items", "results", "total"}
 _ASKS_DAY = re.compile(r"(?i)\b(?:what|which) (?:day|date)\b|\bday of the week\b|\bweekday\b|"
@@ -417,6 +420,48 @@ def _unit_in(answer: str, value: Any) -> str | None:
     return None
 
 
+_SELECTION = re.compile(r"(?i)\b(?:which|who(?:m|se|'s)?)\b")
+
+
+def _unlisted(named: list[Value], answer: str, asked: str, docs: list[Any]) -> list[Scalar]:
+    """The items a selection left out ("which tasks are due"): where the answer names two or more items of
+    one result list by one field, that field of the list's other items is a claim it must not make."""
+    if not _SELECTION.search(asked):
+        return []
+    norm_answer, norm_asked = normalise_text(answer), normalise_text(asked)
+    out: list[Scalar] = []
+    for doc in docs:
+        for _path, records in _record_lists(doc):
+            keys = {k for r in records for k, f in r.items() if isinstance(f, str)}
+            for key in keys:
+                column = [r.get(key) for r in records]
+                picked = [f for f in column if isinstance(f, str) and any(_same(f, v) for v in named)]
+                if len(picked) < 2 or len(picked) == len(column):
+                    continue
+                out += [f for f in column if isinstance(f, str) and f not in picked and 4 <= len(f) <= 80
+                        and normalise_text(f) not in norm_answer and normalise_text(f) not in norm_asked
+                        and f not in out]
+    return out[:MAX_ABSENT]
+
+
+def _record_lists(doc: Any, path: str = "$") -> list[tuple[str, list[dict[str, Any]]]]:
+    if isinstance(doc, list):
+        mine = [(path, doc)] if len(doc) >= 2 and all(isinstance(r, dict) for r in doc) else []
+        return mine + [x for i, v in enumerate(doc) for x in _record_lists(v, f"{path}[{i}]")]
+    if isinstance(doc, dict):
+        return [x for k, v in doc.items() for x in _record_lists(v, f"{path}.{k}")]
+    return []
+
+
+def _with_weekdays(labels: list[str], today: date | None, asked: str) -> list[str]:
+    """A fact's labels, a date among them also by its weekday where that names it alone ("Monday: 559.5")."""
+    out = []
+    for label in labels:
+        options = day_options(label, today, asked)
+        out += options if isinstance(options, list) else [options]
+    return list(dict.fromkeys(out))
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
@@ -451,7 +496,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                     facts.append(_measured(Fact(label=names if unit in names else [*names, unit], value=v.value),
                                            unit))
             else:
-                contains.append(v.value)
+                contains.append(day_options(v.value, today, f"{goal}\n{prompt}") if kind == "date" else v.value)
     for v in found:
         if v.kind in {"email", "code", "weekday"}:
             contains.append(v.value)
@@ -461,5 +506,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(phone_options(str(v.value)))
         elif v.kind == "name":
             contains.append(_name_options(v, names_elsewhere))
-    return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts,
+    asked = f"{goal}\n{prompt}"
+    facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
+    absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
+                       f"{goal}\n{prompt}", docs)
+    return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
                            description="the answer states the values the tool results gave")

@@ -224,7 +224,7 @@ def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounde
             if wanted:
                 match[key] = Matcher(contains_all=wanted, case="insensitive")
         elif isinstance(value, str) and value.strip():
-            salient = [v.value for v in values_in(value) if grounded(v.value)]
+            salient: list[Any] = [v.value for v in values_in(value) if grounded(v.value)]
             if salient:
                 match[key] = Matcher(contains_all=salient[:12], case="insensitive")
     texts: dict[str, set[str]] = {k: {str(x) for x in m.contains_all or []} for k, m in match.items()
@@ -310,10 +310,11 @@ def _checked_values(checkpoints: list[Any]) -> list[Any]:
             out += [x for item in cp.contains for x in (item if isinstance(item, list) else [item])]
             out += [v for f in cp.facts for v in f.values]
         elif isinstance(cp, StateCheckpoint):
-            out += list(cp.contains)
+            out += [x for item in cp.contains for x in (item if isinstance(item, list) else [item])]
             for m in [*cp.match.values(), *cp.where.values()]:
                 value = getattr(m, m.kind)
-                out += value if isinstance(value, list) and m.kind != "facts" else [value]
+                items = value if isinstance(value, list) and m.kind != "facts" else [value]
+                out += [x for item in items for x in (item if isinstance(item, list) else [item])]
         elif isinstance(cp, ToolEffectCheckpoint):
             out += list(cp.must_include.values())
             for m in cp.must_match.values():
@@ -337,6 +338,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
     year = draft.now.year if draft.now else None
     today = draft.now.date() if draft.now else None
     read_results = [c.result for c in calls if not c.write]
+    asked = draft.prompt or goal  # the request the agent reads: wording only the explorer's goal chose is not
 
     def grounding(position: int | None) -> tuple[Grounded, GroundedRaw]:
         """Whether a value comes from the goal or from a result read before ``position`` (any result: None)."""
@@ -345,8 +347,8 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
 
         def grounded_value(v: Value) -> bool:
             in_reads = any(grounded_in(v, r) for r in reads)
-            if v.kind == "name":  # a name the goal gives, or a result holds as a field of its own (a person)
-                return (in_reads and whole_field(v, docs)) or grounded_in(v, goal)
+            if v.kind == "name":  # a name the request gives, or a result holds as a field of its own (a person)
+                return (in_reads and whole_field(v, docs)) or grounded_in(v, asked)
             if v.kind == "path" and _path_tail_in(str(v.value), [goal, *reads]):
                 return True  # refs/heads/feature/login for the branch feature/login the goal names
             return in_reads or grounded_in(v, goal)
@@ -357,7 +359,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         return grounded_value, grounded_raw
 
     writes = [WriteCall(c.position, c.name, c.args, c.result) for c in calls if c.write]
-    state = distil_state(trace.before, trace.after, writes, grounding, goal, year)
+    state = distil_state(trace.before, trace.after, writes, grounding, goal, year, asked=asked, today=today)
     checkpoints: list[Any] = list(state.checkpoints)
     _computations_are_reads([c for c in calls if c.position not in state.covered], answer, goal, year)
     read_results[:] = [c.result for c in calls if not c.write]

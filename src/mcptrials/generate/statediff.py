@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from mcptrials.generate.values import Value, argument_leaves, parse_json, quoted, values_in
+from mcptrials.generate.values import Value, argument_leaves, day_options, parse_json, quoted, values_in
 from mcptrials.model import Fact, Matcher, StateCheckpoint
 from mcptrials.scoring.answers import normalise_text
 from mcptrials.scoring.matchers import is_path_parameter, normalise_path, values_equal
@@ -147,9 +148,9 @@ def _at_the_edges(text: str, value: Value) -> bool:
     return len(norm[:value.start].split()) < 3 or len(norm[value.end:].split()) < 3
 
 
-def _salient(text: str, grounded: Grounded, goal: str, year: int | None, titles: bool = False,
+def _salient(text: str, grounded: Grounded, asked: str, year: int | None, titles: bool = False,
              names: bool = True) -> list[Any]:
-    """Values in a written text that the goal or a read result grounds, plus strings the goal quotes.
+    """Values in a written text that the goal or a read result grounds, plus strings the request quotes.
 
     A quoted string is required only of a title-like text (one not much longer than it): a body
     may well say "the handover" for the "Laptop handover" the user named.
@@ -163,7 +164,7 @@ def _salient(text: str, grounded: Grounded, goal: str, year: int | None, titles:
         if grounded(value) and value.value not in out:
             out.append(value.value)
     norm = normalise_text(text)
-    out += [q for q in quoted(goal) if normalise_text(q) in norm and q not in out
+    out += [q for q in quoted(asked) if normalise_text(q) in norm and q not in out
             and (titles or len(text) <= 2 * len(q) + 12)]
     return out[:MAX_CONTAINS]
 
@@ -194,10 +195,33 @@ def _line_facts(before: str, after: str, new: list[Any], goal: str, year: int | 
     return facts
 
 
+_MARKUP = re.compile(r"^[\s>#*+\-|]*(?:\[[ xX]\]\s*)?(?:\d+[.)]\s+)?")
+KEPT_LINES = 3
+
+
+def _kept_lines(before: str, after: str) -> list[str]:
+    """A few lines of the old text the write left as they were (the first, a middle and the last of
+    them, their list markers dropped): an edit that should add or change one line must keep the rest,
+    and a rewrite of the whole file from memory fails it."""
+    survivors = set(after.splitlines())
+    kept = []
+    for line in before.splitlines():
+        text = _MARKUP.sub("", line).strip()
+        if line in survivors and len(text.split()) >= 2 and len(text) >= 8:
+            kept.append(text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0])
+    if len(kept) <= KEPT_LINES:
+        return kept
+    return [kept[0], kept[len(kept) // 2], kept[-1]]
+
+
 class _Builder:
-    def __init__(self, writes: list[WriteCall], grounding: Grounding, goal: str, year: int | None) -> None:
+    def __init__(self, writes: list[WriteCall], grounding: Grounding, goal: str, year: int | None,
+                 asked: str, today: date | None = None) -> None:
         self.writes = writes
+        self.today = today
         self.grounding = grounding
+        self.asked = asked
+        self.asked_numbers = [v.value for v in values_in(asked, year=year, small=True) if v.kind == "number"]
         self.grounded, self.grounded_raw = grounding(None)
         self.goal = goal
         self.year = year
@@ -246,13 +270,25 @@ class _Builder:
                 match[key] = Matcher(equals=value, case="insensitive") if not isinstance(value, bool) \
                     else Matcher(equals=value)
             elif _is_text(value):
-                salient = [v for v in _salient(value, self.grounded, self.goal, self.year, names=False)
-                           if v not in self.quotes_used]
-                self.quotes_used |= {v for v in salient if isinstance(v, str) and v in quoted(self.goal)}
-                if salient:
-                    match[key] = Matcher(contains_all=salient, case="insensitive") if len(salient) > 1 \
-                        else Matcher(contains=salient[0], case="insensitive")
+                salient = [v for v in _salient(value, self.grounded, self.asked, self.year, names=False)
+                           if v not in self.quotes_used and not self._echoes_request(v)]
+                self.quotes_used |= {v for v in salient if isinstance(v, str) and v in quoted(self.asked)}
+                wanted = [self._options(v) for v in salient]
+                if wanted:
+                    match[key] = Matcher(contains=wanted[0], case="insensitive") \
+                        if len(wanted) == 1 and not isinstance(wanted[0], list) \
+                        else Matcher(contains_all=wanted, case="insensitive")
         return where, match
+
+    def _options(self, value: Any) -> Any:
+        """A value as a written text may state it: a date near today also by its weekday ("by Friday")."""
+        return day_options(value, self.today, self.asked) if isinstance(value, str) else value
+
+    def _echoes_request(self, value: Any) -> bool:
+        """Whether a figure in a message is one the request itself gave ("fewer than 10", "45 minutes"):
+        a correct message may refer to it in other words, so its digits are not required."""
+        return isinstance(value, int | float) and not isinstance(value, bool) and any(
+            values_equal(value, n) for n in self.asked_numbers)
 
     def records(self, path: str, query: str | None, json_path: str | None, after: list[dict[str, Any]],
                 before: list[dict[str, Any]] | None, key_fields: list[str]) -> None:
@@ -296,6 +332,8 @@ class _Builder:
                         self.covered.add(write.position)
                     else:
                         self.touched.append((write.position, cp))
+                        self.touched += [(write.position, spread) for spread in self._spread(
+                            path, query, json_path, record, old, after, write.name)]
             # deleted records: in before, gone after, named by the call
             if before is not None:
                 after_keys = {key_of(r) for r in after}
@@ -312,6 +350,24 @@ class _Builder:
                             description=f"removed by {write.name}"))
                         self.covered.add(write.position)
 
+    def _spread(self, path: str, query: str | None, json_path: str | None, record: dict[str, Any],
+                old: dict[str, Any] | None, after: list[dict[str, Any]], tool: str) -> list[StateCheckpoint]:
+        """For a field an update changed on one record ("status" to "returned"), how many records hold
+        the new value afterwards: an update that reached other records too (no WHERE) fails it."""
+        if old is None:
+            return []
+        out = []
+        for field, value in record.items():
+            if _id_argument(field) or old.get(field) == value or not (isinstance(value, bool) or _short(value)):
+                continue
+            holding = sum(1 for r in after if r.get(field) == value)
+            if holding < len(after):
+                out.append(StateCheckpoint(
+                    id=self._id(f"{path}_{field}_count"), path=path, json_path=json_path, query=query,
+                    match={field: Matcher(equals=value)}, count=holding,
+                    description=f"{tool} changed {field} on these records only"))
+        return out
+
     def text_file(self, path: str, before: str | None, after: str | None, fmt: str) -> None:
         names = [w for w in self.writes if self._names_path(w, path)]
         if after is None:
@@ -327,12 +383,14 @@ class _Builder:
         if not names and self._folder_chosen(content_writes, path):
             return  # a folder the call chose and the goal did not: the call's effect is checked instead
         self.grounded, self.grounded_raw = self.grounding(max(w.position for w in names + content_writes))
-        old_values = {v for v in _salient(before or "", self.grounded, self.goal, self.year)} if before else set()
-        new = [v for v in _salient(after, self.grounded, self.goal, self.year) if v not in old_values]
-        gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.goal, self.year))
+        old_values = {v for v in _salient(before or "", self.grounded, self.asked, self.year)} if before else set()
+        new = [v for v in _salient(after, self.grounded, self.asked, self.year) if v not in old_values]
+        gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.asked, self.year))
                 and isinstance(v, str | int | float) and normalise_text(str(v)) not in normalise_text(after)]
+        kept = _kept_lines(before or "", after)
         cp = StateCheckpoint(id=self._id(path), path=path, format="text" if fmt == "text" else fmt,  # type: ignore[arg-type]
-                             contains=new, absent=gone[:MAX_CONTAINS] if before else [],
+                             contains=new + [k for k in kept if k not in new],
+                             absent=gone[:MAX_CONTAINS] if before else [],
                              facts=_line_facts(before or "", after, new, self.goal, self.year),
                              description=f"written by {(names or content_writes)[0].name}")
         if before is not None and not new and not cp.absent:
@@ -365,13 +423,16 @@ class _Builder:
 
 
 def distil_state(before: dict[str, Any], after: dict[str, Any], writes: list[WriteCall], grounding: Grounding,
-                 goal: str, year: int | None) -> StateDistillation:
+                 goal: str, year: int | None, asked: str | None = None,
+                 today: date | None = None) -> StateDistillation:
     """State checkpoints for every change of the sandbox that a write of the trace explains.
 
     ``grounding`` says whether a value a write put there is backed by the goal or by a result read
     before that write (read out of written text, or a raw field value: an address, a start time, an id).
+    A string is required word for word only where ``asked`` (the request the agent reads; default the
+    goal) quotes it: the wording a concrete goal chose for the explorer is not the user's.
     """
-    builder = _Builder(writes, grounding, goal, year)
+    builder = _Builder(writes, grounding, goal, year, asked if asked is not None else goal, today)
     if not writes:
         return StateDistillation([], set())
     files_before, files_after = before.get("files", {}), after.get("files", {})

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from mcptrials.model import Scalar
@@ -205,3 +206,22 @@ def parse_json(text: str) -> Any:
 def argument_leaves(arguments: Any) -> list[Any]:
     """Every scalar in a call's arguments (strings, numbers), lists and dicts opened."""
     return [v for _path, v in leaves(arguments) if isinstance(v, str | int | float) and not isinstance(v, bool)]
+
+
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def day_options(value: Any, today: date | None, asked: str) -> Any:
+    """An ISO date, or also its weekday where that names it alone: within the six days after today, or in
+    next week when the request speaks of next week ("by Friday" for 2026-04-17 on Monday 13 April)."""
+    try:
+        day = date.fromisoformat(str(value))
+    except ValueError:
+        return value
+    if today is None:
+        return value
+    ahead = (day - today).days
+    monday = 7 - today.weekday()
+    if not (0 <= ahead <= 6 or (re.search(r"(?i)\bnext week\b", asked) and monday <= ahead < monday + 7)):
+        return value
+    return [value, _DAY_NAMES[day.weekday()]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from mcptrials.model import Fact, Scalar, StateCheckpoint, ValueCheckpoint
@@ -36,7 +37,7 @@ from mcptrials.scoring.answers import (
     time_mentions,
 )
 from mcptrials.scoring.memo import EpisodeMemo
-from mcptrials.scoring.units import converted_mentions
+from mcptrials.scoring.units import converted_mentions, quantity_of, unit_after
 
 
 @dataclass
@@ -137,6 +138,30 @@ def _tokens(norm: str, facts: Sequence[Fact], fold: bool) -> list[_Token]:
     return tokens
 
 
+_LOW_WORDS = frozenset({"low", "lowest", "min", "minimum", "coldest", "coolest"})
+_HIGH_WORDS = frozenset({"high", "highest", "max", "maximum", "warmest", "hottest"})
+_RANGE_JOIN = re.compile(r"\s*(?:°\s?[cf]\b|%)?\s*(?:-|\u2013|\bto\b|\band\b)\s*$")
+
+
+def _range_ends(norm: str, tokens: list[_Token], facts: Sequence[Fact]) -> list[tuple[frozenset[int], _Token]]:
+    """A range of two stated values ("between 18.9 and 23.5 °C", "5.7-16.5") names its low and its high:
+    where the text never names a low fact's or a high fact's label, the range's first value is read as
+    the lows' and its second as the highs' (so "23.5 to 18.9" states neither)."""
+    named = {i for _s, _e, kind, ids in tokens if kind == "L" for i in ids}
+    lows = frozenset(i for i, f in enumerate(facts)
+                     if i not in named and {x.casefold() for x in f.labels} & _LOW_WORDS)
+    highs = frozenset(i for i, f in enumerate(facts)
+                      if i not in named and {x.casefold() for x in f.labels} & _HIGH_WORDS)
+    if not lows or not highs:
+        return []
+    out: list[tuple[frozenset[int], _Token]] = []
+    for a, b in pairwise(tokens):
+        if a[2] == "V" and b[2] == "V" and (a[3] | b[3]) & lows and (a[3] | b[3]) & highs and \
+                _RANGE_JOIN.match(norm[a[1]:b[0]] + " "):
+            out += [(lows, a), (highs, b)]
+    return out
+
+
 def _merge_labels(tokens: list[_Token]) -> list[_Token]:
     """Within one sentence, adjacent labels of one fact are one mention ("reported EPS")."""
     merged: list[_Token] = []
@@ -180,7 +205,26 @@ class _Binding:
         return self.label[3] & self.value[3]
 
 
-def _bind(tokens: list[_Token], direction: str, norm: str) -> tuple[list[_Binding], int]:
+def _fits(label: _Token, value: _Token, norm: str, facts: Sequence[Fact]) -> bool | None:
+    """Whether a value can be a label's: for a fact of a quantity (°C, km), one stated in it, or with no
+    unit where a fact of that quantity has the value. None when the label's facts have no quantity."""
+    wanted = {quantity_of(facts[i].unit) for i in label[3]} - {None}
+    if not wanted:
+        return None
+    named = quantity_of(unit_after(norm, value[1]))
+    if named is not None:
+        return named in wanted
+    return any(quantity_of(facts[i].unit) in wanted for i in value[3])
+
+
+def _fitting(label: _Token, values: list[_Token], norm: str, facts: Sequence[Fact]) -> list[_Token]:
+    """The values a label can take ("Zion: 0 free sites, 30.4 °C" gives Zion 30.4 °C): those that fit
+    it, or all when none does."""
+    return [v for v in values if _fits(label, v, norm, facts) is not False] or values
+
+
+def _bind(tokens: list[_Token], direction: str, norm: str,
+          facts: Sequence[Fact]) -> tuple[list[_Binding], int]:
     """Label-value bindings when labels take the nearest value on one side, and how many are wrong.
 
     ``after``: a label takes the first value before the next label ("A: 12, B: 40"); a run of
@@ -207,10 +251,12 @@ def _bind(tokens: list[_Token], direction: str, norm: str) -> tuple[list[_Bindin
             while vals_end < len(tokens) and tokens[vals_end][2] == "V":
                 vals_end += 1
             vals = tokens[run_end:vals_end]
-            if len(labels) > 1 and len(vals) >= len(labels):
+            if len(labels) > 1 and len(vals) >= len(labels) and all(
+                    _fits(lb, v, norm, facts) is not False for lb, v in zip(labels, vals, strict=False)):
                 pairs = list(zip(labels, vals[:len(labels)], strict=True))
             elif vals:
                 label = labels[-1]
+                vals = _fitting(label, vals, norm, facts)
                 chosen = vals[0]
                 for value in vals:  # "L is not 40 but 12": the denied value is passed over
                     if not _denies(norm[label[1]:value[0]]) or value is vals[-1]:
@@ -220,11 +266,15 @@ def _bind(tokens: list[_Token], direction: str, norm: str) -> tuple[list[_Bindin
                 pairs = [(label, chosen)]
                 if len(vals) == 1:  # "A and B are tied at 58": earlier labels may share the value
                     pairs += [(other, chosen) for other in labels[:-1] if other[3] & chosen[3]]
+                for other in labels[:-1]:  # "Zion: full, 0 sites, 30.4 °C": Zion's quantity is further on
+                    rest = [v for v in vals if v is not chosen and _fits(other, v, norm, facts)]
+                    if len(vals) > 1 and rest:
+                        pairs.append((other, rest[0]))
         else:
             prev = k - 1
             while prev >= 0 and tokens[prev][2] == "V":
                 prev -= 1
-            vals = tokens[prev + 1:k]
+            vals = _fitting(labels[0], tokens[prev + 1:k], norm, facts)
             pairs = [(labels[0], vals[-1])] if vals else []
         for label, value in pairs:
             gap = norm[label[1]:value[0]] if label[0] < value[0] else norm[value[1]:label[0]]
@@ -296,13 +346,16 @@ def _overlaps(a: Mention, start: int, end: int) -> bool:
     return a.start < end and start < a.end
 
 
+_CODE_DIGITS = re.compile(r"[A-Za-z]-$")
+
+
 def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kind: str,
             every: Sequence[Mention] = ()) -> Mention | None:
     """Another value of the fact's kind offered beside ``value`` as an alternative ("V, or possibly W")."""
     start, end = value[0], value[1]
     for other in others:
-        if _overlaps(other, start, end):
-            continue
+        if _overlaps(other, start, end) or _CODE_DIGITS.search(norm, max(0, other.start - 2), other.start):
+            continue  # "INV-2291 - 3715.03 EUR": a code's digits are no rival figure
         if other.start >= end:
             gap, lead = norm[end:other.start], norm[max(0, start - 12):start]
         elif other.end <= start:
@@ -408,7 +461,8 @@ def facts_stated(text: str, facts: Sequence[Fact], *, fold: bool = True) -> bool
     fact's every label or every value where these are plain words (no scan of numbers is needed)."""
     norm = _facts_text(text, fold)
     for fact in facts:
-        for options in (fact.labels, fact.values):
+        ends_a_range = bool({x.casefold() for x in fact.labels} & (_LOW_WORDS | _HIGH_WORDS))
+        for options in ((fact.values,) if ends_a_range else (fact.labels, fact.values)):
             needles = [_literal(option, fold) for option in options]
             if all(needle is not None for needle in needles) and not any(
                     needle and needle in norm for needle in needles):
@@ -435,7 +489,9 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
         sentence = _merge_labels([t for t in tokens if start <= t[0] < end])
         if not sentence:
             continue
-        readings = [_bind(sentence, "after", norm), _bind(sentence, "before", norm)]
+        readings = [_bind(sentence, "after", norm, facts), _bind(sentence, "before", norm, facts)]
+        reach = [len({b.label for b in bindings if not b.denied}) for bindings, _wrong in readings]
+        readings = [r for r, n in zip(readings, reach, strict=True) if n == max(reach)]  # "L1 V1, L2 V2"
         clean = [bindings for bindings, wrong in readings if not wrong]
         chosen = clean if clean else [max(readings, key=lambda r: sum(
             bool(b.right) and not b.denied for b in r[0]) - r[1])[0]]
@@ -447,6 +503,10 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
                     else:
                         bound.setdefault(i, []).append(b.value)
     mentioned = {i for _s, _e, kind, ids in tokens if kind == "L" for i in ids}
+    for ids, value in _range_ends(norm, tokens, facts):
+        mentioned |= ids
+        for i in ids & value[3]:
+            bound.setdefault(i, []).append(value)
     label_spans = [(s, e, i) for s, e, kind, ids in tokens if kind == "L" for i in ids]
     value_spans = {i: [Mention(s, e) for s, e, kind, ids in tokens if kind == "V" and i in ids]
                    for i in range(len(facts))}

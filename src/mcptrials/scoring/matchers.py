@@ -98,7 +98,9 @@ def matches(actual: Any, matcher: Matcher) -> bool:
     if kind == "contains":
         return _contains(actual, matcher.contains, insensitive)
     if kind == "contains_all":
-        return all(_contains(actual, needle, insensitive) for needle in matcher.contains_all or [])
+        return all(any(_contains(actual, option, insensitive) for option in (needle if isinstance(needle, list)
+                                                                             else [needle]))
+                   for needle in matcher.contains_all or [])
     if kind == "one_of":
         return any(values_equal(actual, option, insensitive) for option in matcher.one_of or [])
     if kind == "approx":

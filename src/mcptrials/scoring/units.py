@@ -77,6 +77,13 @@ def quantity_names(unit: str) -> list[str]:
             if len(name) > 1 or name in {"c", "f"}]
 
 
+def quantity_of(unit: str | None) -> str | None:
+    """The quantity a unit measures ("°F": temperature, "mi": length), or None for no known unit."""
+    key = unit_key(unit) if unit else None
+    base = _to_base(key) if key else None
+    return base[0] if base else None
+
+
 def unit_key(unit: str) -> str | None:
     """The unit a spec's or a text's unit name stands for ("Kilometres" is km, "°F" is f), or None."""
     text = unit.strip().casefold().replace("º", "°")

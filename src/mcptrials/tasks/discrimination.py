@@ -166,7 +166,7 @@ def state_values(task: Task) -> list[Any]:
         if kind == "facts":
             found.extend(v for fact in value for v in fact.values)
         elif kind in {"one_of", "contains_all"}:
-            found.extend(value)
+            found.extend(x for v in value for x in (v if isinstance(v, list) else [v]))
         elif kind in {"equals", "contains", "approx"} and not isinstance(value, dict | list):
             found.append(value)
 
