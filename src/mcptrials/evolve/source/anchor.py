@@ -29,10 +29,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcptrials.evolve.source.tree import python_files
+from mcptrials.evolve.source.tree import python_files, script_files
 
-Registration = Literal["decorator", "add_tool", "tool_object", "schema_dict"]
-Dispatch = Literal["function", "if", "match", "handler_map"]
+Registration = Literal["decorator", "add_tool", "tool_object", "schema_dict", "register_call"]
+Dispatch = Literal["function", "if", "match", "handler_map", "switch"]
 
 SERVER_CLASSES = frozenset({"MCPServer", "FastMCP", "Server", "McpServer"})
 """Constructors whose result is taken to be the server object."""
@@ -493,8 +493,19 @@ def _attach_helpers(files: dict[str, _File], found: _Found, skip: set[str]) -> t
 
 
 def anchor_tree(root: Path | str) -> ServerAnchors:
-    """Anchor every tool registered anywhere in the source tree at ``root``."""
+    """Anchor every tool registered anywhere in the source tree at ``root`` (Python, and JavaScript/TypeScript)."""
     root = Path(root)
+    python = _anchor_python(root)
+    if not script_files(root):
+        return python
+    from mcptrials.evolve.source.anchor_js import anchor_scripts
+
+    scripts = anchor_scripts(root)
+    return ServerAnchors(tools=[*python.tools, *scripts.tools], registries=[*python.registries, *scripts.registries],
+                         problems=[*python.problems, *scripts.problems])
+
+
+def _anchor_python(root: Path) -> ServerAnchors:
     files, problems = _parse_tree(root)
     decorated = _decorated(files)
     objects = _tool_objects(files)
@@ -540,9 +551,14 @@ def anchor_tree(root: Path | str) -> ServerAnchors:
 # --------------------------------------------------------------------------- rendering
 
 
+FENCE_LANGUAGES = {".py": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+                   ".tsx": "tsx", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "jsx"}
+
+
 def _fenced(span: CodeSpan, label: str) -> str:
     body = span.text if span.text.endswith("\n") else span.text + "\n"
-    return f"{label} — {span.file}, lines {span.start}-{span.end}:\n```python\n{body}```\n"
+    language = FENCE_LANGUAGES.get(Path(span.file).suffix, "")
+    return f"{label} — {span.file}, lines {span.start}-{span.end}:\n```{language}\n{body}```\n"
 
 
 def render_tool(anchor: ToolAnchor, full: bool = True, shown: set[tuple[str, int]] | None = None) -> str:

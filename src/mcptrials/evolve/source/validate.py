@@ -20,7 +20,7 @@ from mcptrials.evolve.changes import PARAM_CONTRACT_KINDS, ChangeKind, DiffRepor
 from mcptrials.evolve.diff import diff_tool_lists
 from mcptrials.evolve.operators import Operator
 from mcptrials.evolve.source.steps import StepRejected, TestCase
-from mcptrials.evolve.source.tree import SourceServer
+from mcptrials.evolve.source.tree import JS_SUFFIXES, SourceServer
 from mcptrials.model import ToolInfo, qualified_name
 from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.toolbox import Limits, Toolbox, open_toolbox
@@ -40,7 +40,14 @@ class TestResult(BaseModel):
 
 
 def compile_files(root: Path, files: list[str]) -> None:
-    """Byte-compile every changed ``.py`` file (into a scratch folder); reject on the first error."""
+    """Byte-compile every changed ``.py`` file (into a scratch folder) and parse every changed JavaScript or
+    TypeScript file with tree-sitter; reject on the first error."""
+    if any(Path(f).suffix in JS_SUFFIXES for f in files):
+        from mcptrials.evolve.source.anchor_js import syntax_errors
+
+        problems = syntax_errors(root, files)
+        if problems:
+            raise StepRejected("compile", "; ".join(problems))
     with tempfile.TemporaryDirectory(prefix=temp_prefix("compile")) as scratch:
         for index, rel in enumerate(f for f in files if f.endswith(".py")):
             try:
