@@ -250,11 +250,13 @@ def _register_calls(scripts: dict[str, _Script]) -> list[_Found]:
             statement = _statement(call)
             handler = args.named_children[-1]
             if handler.type in FUNCTION_TYPES - {"function_declaration"}:
-                first = statement.start_point.row + 1
+                first, last = statement.start_point.row + 1, statement.end_point.row + 1
                 cut = handler.start_point.row + 1
+                if cut == first and last > first:  # the handler opens on the call's line: that line defines
+                    cut += 1
                 if cut > first:
                     definition = script.rows(first, cut - 1, "definition", name)
-                    implementation = script.rows(cut, statement.end_point.row + 1, "implementation", name)
+                    implementation = script.rows(cut, last, "implementation", name)
                 else:
                     definition, implementation = script.span(statement, "definition", name), None
                 found.append(_Found(name, "register_call", definition, "function", implementation))
