@@ -97,3 +97,24 @@ def test_the_built_javascript_of_server_memory(npm_bin: Path) -> None:
     assert read is not None and read.registration == "register_call" and read.implementation is not None
     assert read.definition.text.startswith('server.registerTool("read_graph", {')
     assert "readGraph()" in read.implementation.text
+
+
+@pytest.mark.parametrize(("old", "new", "docs_only"), [
+    ("Say hello to someone", "Greet someone warmly by name", True),  # a description entry
+    ('.describe("Who to greet")', '.describe("The person to greet")', True),  # zod's describe()
+    ("const server", "// the server object\nconst server", True),  # a comment
+    ('inputSchema: { word: z.string() }', 'inputSchema: { word: z.string().describe("The word") }', True),
+    ("Hello, ${who}!", "Hi, ${who}!", False),  # behaviour
+    ('"Add two numbers", { a: z.number(), b', '"Add two numbers", { a: z.number(), c', False),  # a parameter
+])
+def test_description_operators_may_change_only_documentation_in_typescript(tmp_path: Path, old: str, new: str,
+                                                                           docs_only: bool) -> None:
+    from mcptrials.evolve.source.validate import docs_only_problems
+
+    tree = tmp_path / "t"
+    shutil.copytree(FIXTURES / "register", tree)
+    text = (tree / "server.ts").read_text()
+    assert old in text
+    (tree / "server.ts").write_text(text.replace(old, new))
+    problems = docs_only_problems(FIXTURES / "register", tree, ["server.ts"])
+    assert (problems == []) is docs_only, problems

@@ -91,7 +91,16 @@ def test_npm_server_memory_source_lineage_runs(npm_bin: Path, tmp_path: Path) ->
     manifest = json.loads((out / "v1" / "manifest.json").read_text())
     rejected = manifest["rejected_attempts"]
     assert [r["step"] for r in rejected] == ["compile"] and "dist/index.js:" in rejected[0]["reason"]
-    assert manifest["entry"] == {"runtime": "node", "module": None, "script": "dist/index.js", "args": []}
+    assert manifest["entry"] == {"runtime": "node", "module": None, "script": "dist/index.js",
+                                 "package": "@modelcontextprotocol/server-memory", "args": []}
+    # another npm server with the same entry file is not this lineage's server
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"mcpServers": {"mem": {"command": str(npm_bin / "mcp-server-filesystem"),
+                                                        "args": [str(tmp_path)]}}}))
+    refused = cli("servers", "tools", "mem", "--servers", str(other), "--stage", "v1", "--lineages", str(out),
+                  check=False)
+    assert refused.returncode == 2 and "package @modelcontextprotocol/server-memory" in refused.stderr
+    assert "Traceback" not in refused.stderr
     assert (out / "v1" / "tree" / "node_modules").is_symlink()  # the dependencies it was installed with
     assert 'registerTool("read_knowledge_graph"' in (out / "v1" / "tree" / "dist" / "index.js").read_text()
 

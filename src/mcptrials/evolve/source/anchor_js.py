@@ -14,7 +14,8 @@ lists for TypeScript servers (and their built JavaScript):
 
 Spans are whole lines, so an anchor's text can be copied verbatim into a hunk's ``old_code``.
 ``syntax_errors`` is the syntax check a mutated file must pass: a tree-sitter parse with no
-error or missing node.
+error or missing node; ``code_shape`` is a file's code with its documentation left out, so a
+description-only operator can be held to changing nothing else.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 REGISTER_METHODS = frozenset({"registerTool", "tool"})
 """Methods of a server object whose first argument names the tool they register."""
 SERVER_CLASSES = frozenset({"McpServer", "Server"})
+DOC_KEYS = frozenset({"description", "title"})
+"""Object keys whose values only document (a tool's or a parameter's description)."""
 FUNCTION_TYPES = frozenset({"arrow_function", "function_expression", "function", "function_declaration",
                             "generator_function_declaration", "method_definition"})
 
@@ -84,6 +87,32 @@ def syntax_errors(root: Path, files: list[str]) -> list[str]:
         what = f"missing {bad.type!r}" if bad.is_missing else f"unexpected {_text(bad)[:40]!r}"
         problems.append(f"{rel}:{bad.start_point.row + 1}: syntax error ({what})")
     return problems
+
+
+def code_shape(source: bytes, rel: str) -> list[tuple[int, str]]:
+    """Every token of a file with its line, leaving out what only documents code.
+
+    Set aside: comments, type annotations, ``description``/``title`` object entries, zod's
+    ``.describe("...")`` calls, and commas (an entry taken out of an object takes its comma along).
+    """
+    out: list[tuple[int, str]] = []
+    stack = [parser_for(rel).parse(source).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in {"comment", "type_annotation", ","}:
+            continue
+        if node.type == "pair" and (_string(key := node.child_by_field_name("key")) or _text(key)) in DOC_KEYS:
+            continue
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if callee is not None and callee.type == "member_expression" and _text(
+                callee.child_by_field_name("property")) == "describe":
+            stack.extend(c for c in [callee.child_by_field_name("object")] if c is not None)
+            continue
+        if node.child_count == 0:
+            out.append((node.start_point.row + 1, f"{node.type}:{_text(node)}"))
+            continue
+        stack.extend(reversed(node.children))
+    return out
 
 
 def _text(node: Node | None) -> str:

@@ -49,7 +49,7 @@ from mcptrials.evolve.source.steps import (
     select_operator,
     write_test_cases,
 )
-from mcptrials.evolve.source.tree import SourceServer, copy_tree, locate_source
+from mcptrials.evolve.source.tree import SourceServer, copy_tree, describe_entry, locate_source
 from mcptrials.evolve.source.validate import (
     TestResult,
     classify,
@@ -160,8 +160,7 @@ def _write_json(path: Path, data: Any) -> None:
 def _entry(server: SourceServer) -> dict[str, Any]:
     from mcptrials.model import _masked_args
 
-    return {"runtime": server.runtime, "module": server.module, "script": server.script,
-            "args": _masked_args(server.args)}
+    return {**server.entry(), "args": _masked_args(server.args)}
 
 
 def version_server(server: SourceServer, out_dir: Path | str, version: str) -> SourceServer:
@@ -181,16 +180,11 @@ def version_spec(upstream: ServerSpec, out_dir: Path | str, version: str) -> Ser
         raise ValueError(f"{out_dir} has no source tree for version {version!r} (expected {tree})")
     entry = read_manifest(out_dir, version).entry
     server = locate_source(upstream)
-    recorded = (entry.get("runtime", "python"), entry.get("module"), entry.get("script"))
+    recorded = {key: entry.get(key, "python" if key == "runtime" else None) for key in server.entry()}
     if recorded != server.entry():
         raise ValueError(f"{out_dir}: version {version} of {upstream.name!r} was evolved from entry point "
-                         f"{_entry_text(recorded)}, but the configured server starts {_entry_text(server.entry())}")
+                         f"{describe_entry(recorded)}, but the configured server starts {server.entry_text()}")
     return server.at(tree).spec(version)
-
-
-def _entry_text(entry: tuple[str, str | None, str | None]) -> str:
-    runtime, module, script = entry
-    return f"{runtime} -m {module}" if module else f"{runtime} {script}"
 
 
 def read_manifest(out_dir: Path | str, version: str) -> SourceVersionManifest:

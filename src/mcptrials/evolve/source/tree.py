@@ -92,9 +92,14 @@ class SourceServer(BaseModel):
             raise ValueError("a node server is started from a script file")
         return self
 
-    def entry(self) -> tuple[str, str | None, str | None]:
-        """(runtime, module, script): what identifies the entry point across copies of the tree."""
-        return self.runtime, self.module, self.script
+    def entry(self) -> dict[str, str | None]:
+        """What identifies the entry point across copies of the tree: runtime, module or script, npm package name."""
+        return {"runtime": self.runtime, "module": self.module, "script": self.script,
+                "package": _package_name(self.root) if self.runtime == "node" else None}
+
+    def entry_text(self) -> str:
+        """The entry point in words, for messages: ``python -m x``, ``node dist/index.js (package p)``."""
+        return describe_entry(self.entry())
 
     def at(self, root: Path) -> SourceServer:
         """The same server, started from another copy of its tree."""
@@ -369,3 +374,21 @@ def node_modules_of(root: Path) -> Path | None:
         if candidate.is_dir() and (folder != root or any(candidate.iterdir())):
             return candidate.resolve()
     return None
+
+
+def _package_name(root: Path) -> str | None:
+    """The ``name`` in the tree's ``package.json`` (None when it has none)."""
+    import json
+
+    try:
+        name = json.loads((root / "package.json").read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def describe_entry(entry: dict[str, str | None]) -> str:
+    """An entry point (as ``SourceServer.entry`` gives it, or a manifest records it) in words."""
+    runtime = entry.get("runtime") or "python"
+    text = f"{runtime} -m {entry.get('module')}" if entry.get("module") else f"{runtime} {entry.get('script')}"
+    return text + (f" (package {entry['package']})" if entry.get("package") else "")
