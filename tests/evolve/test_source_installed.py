@@ -124,3 +124,20 @@ def test_pypi_server_time_is_found_in_site_packages_and_its_lineage_runs(tmp_pat
         "mcp_server_time/server.py"]
     assert (out / "v1" / "tree" / "mcp_server_time" / "server.py").is_file()
     assert not (out / "v1" / "tree" / "site-packages").exists()  # only the server's package is copied
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mcp_server_git") is None, reason="mcp-server-git is a dev dependency")
+def test_pypi_server_git_is_copied_out_of_site_packages_and_anchored_by_its_enum_names(tmp_path: Path) -> None:
+    import anyio
+
+    from mcptrials.evolve.source.anchor import anchor_tree
+    from mcptrials.evolve.source.tree import source_server_for
+    from mcptrials.evolve.source.validate import list_tools
+    from mcptrials.model import ServerSpec
+
+    server = source_server_for(ServerSpec(name="git", command=sys.executable, args=["-m", "mcp_server_git"]),
+                               tmp_path / "git")
+    assert sorted(p.name for p in server.root.iterdir()) == ["mcp_server_git"]
+    assert server.module_origin() == (tmp_path / "git" / "mcp_server_git" / "__init__.py").resolve()
+    listed = [t["name"] for t in anyio.run(list_tools, server)]
+    assert anchor_tree(server.root).names == listed  # `name=GitTools.STATUS.value` read as "git_status"
