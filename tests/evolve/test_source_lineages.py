@@ -133,3 +133,21 @@ def test_a_removed_tool_migrates_to_its_absorber_and_parameters_are_recorded() -
     pruned = round_plan(diff_tool_lists(old[2:], new[1:]), old[2:], new[1:], "O7", {}, version="v2",
                         parent="v1", server="units", summary="")
     assert PlanChain([pruned]).rewrite_call("list_units", {"category": "mass"}) == ("list_units", {})
+
+
+def test_a_replaced_tool_keeps_renamed_parameters_and_constraints_are_recorded() -> None:
+    old = [_tool("convert", {"value": {"type": "number"}, "unit": {"type": "string", "description": "from"}},
+                 ["value"])]
+    new = [_tool("convert_units", {"value": {"type": "number", "minimum": 0}, "from_unit": {"type": "string"}},
+                 ["value", "from_unit"])]
+    stated = round_plan(diff_tool_lists(old, new), old, new, "O2", {"param_renames": {"unit": "from_unit"}},
+                        version="v1", parent="v0", server="units", summary="")
+    rename = stated.operations[0]
+    assert rename.op == "rename_tool" and rename.param_renames == {"unit": "from_unit"}  # type: ignore[union-attr]
+    assert PlanChain([stated]).rewrite_call("convert", {"value": 2, "unit": "mi"}) == (
+        "convert_units", {"value": 2, "from_unit": "mi"})
+    assert "constrain_param" in [op.op for op in stated.operations]
+    # without the model's record, a removed and an added parameter with one schema are paired
+    inferred = round_plan(diff_tool_lists(old, new), old, new, "O2", {}, version="v1", parent="v0", server="units",
+                          summary="")
+    assert inferred.operations[0].param_renames == {"unit": "from_unit"}  # type: ignore[union-attr]

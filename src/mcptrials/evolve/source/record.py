@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcptrials.evolve.changes import ChangeKind, DiffReport, ToolDiff
-from mcptrials.evolve.diff import strip_docs
+from mcptrials.evolve.diff import diff_tool_lists, strip_docs
 from mcptrials.evolve.plan import CONSTRAINT_KEYWORDS, EvolutionPlan, parse_plan
 
 K = ChangeKind
@@ -113,7 +113,14 @@ def _migration(details: dict[str, Any], removed: str, survivors: list[str]) -> d
 def round_plan(diff: DiffReport, old_tools: list[dict[str, Any]], new_tools: list[dict[str, Any]], operator: str,
                details: dict[str, Any], *, version: str, parent: str | None, server: str,
                summary: str) -> EvolutionPlan:
-    """The plan that records one accepted source round (``served_by: source``), checked like any plan."""
+    """The plan that records one accepted source round (``served_by: source``), checked like any plan.
+
+    For O2 a removed and an added tool are the replacement, however different (as the operator's
+    check counts them), so the old tool's calls follow it.
+    """
+    removed, added = diff.by_status("removed"), diff.by_status("added")
+    if operator == "O2" and len(removed) == 1 and len(added) == 1:
+        diff = diff_tool_lists(old_tools, new_tools, replacements={removed[0].tool: added[0].tool})
     old = {t["name"]: t for t in old_tools}
     new = {t["name"]: t for t in new_tools}
     ops: list[dict[str, Any]] = []
