@@ -1378,6 +1378,10 @@ def evolve(
         chat = round_script_model(model or "") or load_model(model or "", base_url=base_url)
         try:
             source = source_server_for(specs[server], out_dir / "_original")
+            if source.runtime == "node":
+                from mcptrials.evolve.source.anchor_js import require_grammars
+
+                require_grammars()
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     history = anyio.run(evolve_source, source, chat, rounds, out_dir)

@@ -118,3 +118,26 @@ def test_description_operators_may_change_only_documentation_in_typescript(tmp_p
     (tree / "server.ts").write_text(text.replace(old, new))
     problems = docs_only_problems(FIXTURES / "register", tree, ["server.ts"])
     assert (problems == []) is docs_only, problems
+
+
+def test_without_the_grammars_evolve_says_what_to_install(npm_bin: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import sys
+
+    from typer.testing import CliRunner
+
+    from mcptrials.cli import app
+    from mcptrials.evolve.source.anchor_js import _parser
+
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"mem": {"command": str(npm_bin / "mcp-server-memory")}}}))
+    monkeypatch.setitem(sys.modules, "tree_sitter_javascript", None)  # as if the js extra were not installed
+    _parser.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["evolve", "--server", "mem", "--servers", str(config), "--mode", "source",
+                                          "--model", "scripted:reference", "--out", str(tmp_path / "out")])
+    finally:
+        _parser.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "pip install 'mcptrials[js]'" in result.output and "Traceback" not in result.output

@@ -42,7 +42,7 @@ FUNCTION_TYPES = frozenset({"arrow_function", "function_expression", "function",
                             "generator_function_declaration", "method_definition"})
 
 
-class MissingGrammar(RuntimeError):
+class MissingGrammar(ValueError):
     """tree-sitter or its JavaScript/TypeScript grammars are not installed."""
 
 
@@ -59,6 +59,12 @@ def _parser(kind: str) -> Parser:
                "typescript": tree_sitter_typescript.language_typescript(),
                "tsx": tree_sitter_typescript.language_tsx()}[kind]
     return Parser(Language(grammar))
+
+
+def require_grammars() -> None:
+    """Raise ``MissingGrammar`` (with the install command) unless JavaScript and TypeScript can be parsed."""
+    for kind in ("javascript", "typescript", "tsx"):
+        _parser(kind)
 
 
 def parser_for(path: Path | str) -> Parser:
