@@ -1345,7 +1345,8 @@ def evolve(
     """Evolve a server through versions, one operator (O1-O11) per round, with a manifest per version.
 
     interface: deterministic mutation plans served by a proxy (any server, no LLM; --seed).
-    source: an LLM picks an operator and rewrites a Python server's code, validated each round.
+    source: an LLM picks an operator and rewrites a Python or JavaScript server's code, validated each round;
+    each version is its own source tree plus a plan.yaml recording the change, so `run --lineages OUT` runs it.
     """
     with _user_errors():
         specs, _ = load_world(servers, None)
@@ -1369,13 +1370,18 @@ def evolve(
         out.print(table)
         return
     from mcptrials.evolve.source.mutate import evolve_source
+    from mcptrials.evolve.source.script import round_script_model
     from mcptrials.evolve.source.tree import source_server_for
     from mcptrials.models.registry import load_model
 
     with _user_errors():
-        chat = load_model(model or "", base_url=base_url)
+        chat = round_script_model(model or "") or load_model(model or "", base_url=base_url)
         try:
             source = source_server_for(specs[server], out_dir / "_original")
+            if source.runtime == "node":
+                from mcptrials.evolve.source.anchor_js import require_grammars
+
+                require_grammars()
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     history = anyio.run(evolve_source, source, chat, rounds, out_dir)

@@ -365,6 +365,8 @@ def _remove_tool(tools: dict[str, VirtualTool], op: RemoveTool) -> dict[str, Vir
     survivor = _get(rest, move.tool)
     for param in move.arg_map:
         gone.param(param)
+    if move.value is None:
+        raise PlanError("migrate_to needs a 'value': the selector value that reaches the removed tool's behaviour")
     if move.value == move.default_value:
         raise PlanError("migrate_to.value must differ from migrate_to.default_value")
     about = move.selector_description or (
@@ -594,6 +596,10 @@ def upstream_tools(tool_list: Any) -> dict[str, VirtualTool]:
 def build_interface(tool_list: Any, plans: PlanChain | Sequence[EvolutionPlan]) -> EvolvedInterface:
     """Apply a plan chain to an upstream tool list; errors name the plan, operation and problem."""
     chain = plans if isinstance(plans, PlanChain) else PlanChain(list(plans))
+    recorded = [p.version for p in chain.plans if p.served_by == "source"]
+    if recorded:
+        raise PlanError(f"plan {recorded[0]} records a source-evolved version (served_by: source): it runs from "
+                        "its own source tree, not through the proxy")
     tools = upstream_tools(tool_list)
     for plan, index, op in chain.operations():
         try:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcptrials.evolve.diff import diff_tool_lists, strip_docs
 from mcptrials.evolve.interface import VirtualTool, apply_operation, upstream_tools
 from mcptrials.evolve.operators import OPERATORS, get_operator
-from mcptrials.evolve.plan import EvolutionPlan, Operation, RenameTool, dump_plan, parse_plan
+from mcptrials.evolve.plan import EvolutionPlan, Operation, RenameTool, dump_plan, load_plan, parse_plan
 from mcptrials.evolve.proxy import UPSTREAM_HEADERS_ENV, list_all_tools
 from mcptrials.model import ServerSpec, stable_hash
 
@@ -412,12 +412,17 @@ def evolve(server_spec: ServerSpec, rounds: int, seed: int, out_dir: Path | str,
 
 def version_server_spec(upstream: ServerSpec, lineage_dir: Path | str, version: str,
                         python: str | None = None) -> ServerSpec:
-    """The spec that serves ``version`` of a lineage: the proxy in front of ``upstream``."""
+    """The spec that serves ``version`` of a lineage: the proxy in front of ``upstream``, or, for a plan
+    ``served_by: source``, the version's rewritten source tree."""
     if version == "v0":
         return upstream.model_copy(update={"version": "v0"})
     plan = (Path(lineage_dir) / version / "plan.yaml").resolve()
     if not plan.is_file():
         raise ValueError(f"{lineage_dir} has no plan for version {version!r}")
+    if load_plan(plan).served_by == "source":  # written by `evolve --mode source`: the version's own code
+        from mcptrials.evolve.source.mutate import version_spec
+
+        return version_spec(upstream, lineage_dir, version)
     args = ["-m", "mcptrials.evolve.proxy", "--plan", str(plan)]
     env = dict(upstream.env)
     if upstream.transport != "stdio":

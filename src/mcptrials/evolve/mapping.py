@@ -143,7 +143,8 @@ def _step(targets: list[CallTarget], op: Operation) -> list[CallTarget]:
             t.tool = op.migrate_to.tool
             for before, after in op.migrate_to.arg_map.items():
                 t.rename(before, after)
-            t.fixed_args[op.migrate_to.selector] = op.migrate_to.value
+            if op.migrate_to.value is not None:
+                t.fixed_args[op.migrate_to.selector] = op.migrate_to.value
     elif isinstance(op, MergeTools):
         values = op.value_of()
         out: list[CallTarget] = []
@@ -177,7 +178,7 @@ def _step(targets: list[CallTarget], op: Operation) -> list[CallTarget]:
                 t.implied_args[old] = copy.deepcopy(op.fill)
             t.drop(op.param)
     elif isinstance(op, AddParam):
-        if op.required:
+        if op.required and op.given("default"):
             for t in _on(targets, op.tool):
                 t.fill_args[op.param] = op.default
     elif isinstance(op, SetRequired):

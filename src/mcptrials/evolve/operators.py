@@ -134,7 +134,8 @@ OPERATORS: dict[str, Operator] = {op.id: op for op in (
         frozenset({"P5"}),
         ("one tool: its name, description and schema, as a whole",),
         ("any other tool",),
-        frozenset({"rename_tool", "merge_tools", "describe_tool", "describe_param"}),
+        frozenset({"rename_tool", "merge_tools", "describe_tool", "describe_param", "add_param", "remove_param",
+                   "rename_param", "set_required", "constrain_param"}),
         replaced_tools=(1, 1), changed_tools=(0, 0),
     ),
     Operator(
@@ -145,7 +146,8 @@ OPERATORS: dict[str, Operator] = {op.id: op for op in (
          "one surviving tool that takes over: its description, parameter descriptions, new optional "
          "parameters, relaxed requirements and widened value sets"),
         ("the tool list by additions", "more than one surviving tool"),
-        frozenset({"remove_tool", "describe_tool", "describe_param"}),
+        frozenset({"remove_tool", "describe_tool", "describe_param", "add_param", "set_required",
+                   "constrain_param"}),
         removed_tools=(1, 1), changed_tools=(1, 1),
         allowed=_DESC_KINDS | {K.PARAM_ADDED_OPTIONAL, K.PARAM_DEMOTED, K.PARAM_CONSTRAINT_CHANGED,
                                K.PARAM_DEFAULT_CHANGED, K.OUTPUT_SCHEMA_CHANGED},

@@ -21,6 +21,12 @@ the vocabularies differ); the loader rejects one that would be validated and the
 
 The plan is only data; ``interface.py`` turns a chain into a served interface, and
 ``mapping.py`` rewrites old calls and tool names into the new interface.
+
+A plan with ``served_by: source`` records a version whose own code was rewritten (``evolve --mode
+source``): the version runs from its source tree beside the plan, and the plan says what changed
+in the same vocabulary, so tasks are remapped by the same code. Such a plan describes behaviour
+the code implements, so an ``add_param`` needs no ``forward_to``, an ``add_tool`` need be no alias,
+and a migration need not name a selector.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
 
 from mcptrials.evolve.operators import OPERATORS
 from mcptrials.safety.loading import bounded, load_document
@@ -56,6 +62,15 @@ class PlanError(ValueError):
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+ServedBy = Literal["proxy", "source"]
+"""How a plan's version is served: by the mutation proxy, or by its own rewritten source tree."""
+
+
+def _recorded(info: ValidationInfo) -> bool:
+    """True while validating a plan that records a source-evolved version (``served_by: source``)."""
+    return isinstance(info.context, dict) and info.context.get("served_by") == "source"
 
 
 class _Operation(_Model):
@@ -98,7 +113,9 @@ class AddTool(_Operation):
     steps: list[ComposeStep] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _one_way(self) -> AddTool:
+    def _one_way(self, info: ValidationInfo) -> AddTool:
+        if _recorded(info) and self.alias_of is None and not self.steps:
+            return self  # a tool the rewritten source implements itself
         if (self.alias_of is None) == (not self.steps):
             raise ValueError("an add_tool operation needs exactly one of alias_of or steps")
         if self.steps and self.input_schema is None:
@@ -123,7 +140,8 @@ class Migration(_Model):
 
     tool: str
     selector: str = "mode"
-    value: str
+    value: str | None = None
+    """The selector value that routes to the removed tool's behaviour (None: the survivor needs none)."""
     default_value: str = "default"
     arg_map: dict[str, str] = Field(default_factory=dict)
     description: str | None = None
@@ -187,8 +205,8 @@ class AddParam(_Operation):
     value_map: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _has_behaviour(self) -> AddParam:
-        if self.forward_to is None:
+    def _has_behaviour(self, info: ValidationInfo) -> AddParam:
+        if self.forward_to is None and not _recorded(info):
             raise ValueError(
                 f"add_param {self.param!r} on {self.tool!r} has no behaviour: give 'forward_to' (the existing "
                 "parameter of the tool that receives its value, with 'value_map' when the values differ), or do "
@@ -198,8 +216,8 @@ class AddParam(_Operation):
         return self
 
     @model_validator(mode="after")
-    def _required_needs_default(self) -> AddParam:
-        if self.required and not self.given("default"):
+    def _required_needs_default(self, info: ValidationInfo) -> AddParam:
+        if self.required and not self.given("default") and not _recorded(info):
             raise ValueError("a required new parameter needs a 'default': the value that stands in for it "
                              "when old calls are rewritten")
         return self
@@ -289,6 +307,7 @@ class EvolutionPlan(_Model):
     parent: str | None = None
     server: str | None = None
     summary: str = ""
+    served_by: ServedBy = "proxy"
     unknown_args: Literal["reject", "ignore"] = "reject"
     operations: list[Operation] = Field(min_length=1)
 
@@ -347,7 +366,7 @@ def parse_plan(data: Any, source: str = "plan") -> EvolutionPlan:
     if not isinstance(data, dict):
         raise PlanError(f"{source}: a plan must be a mapping with 'version' and 'operations'")
     try:
-        return EvolutionPlan.model_validate(data)
+        return EvolutionPlan.model_validate(data, context={"served_by": data.get("served_by", "proxy")})
     except ValidationError as exc:
         raise PlanError(format_validation_error(source, exc)) from None
 

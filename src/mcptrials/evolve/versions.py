@@ -1,7 +1,8 @@
 """Run and score the same tasks on evolved server versions.
 
 A lineages folder holds, per server, the chained plans ``<server>/v1/plan.yaml ... vN/plan.yaml``.
-For a version, every server with a lineage is served through the mutation proxy at that version,
+For a version, every server with a lineage is served through the mutation proxy at that version
+(or, for a lineage ``evolve --mode source`` wrote, from that version's rewritten source tree),
 and every task is rewritten to the effects it really needs there: reference calls, equivalence
 sets, argument predicates and minefields follow renamed, merged and migrated tools and arguments.
 Stages name versions as in MCPEvol-Bench: early = v0, middle = v3, late = v5.
@@ -123,7 +124,10 @@ def versioned_servers(specs: Mapping[str, ServerSpec], lineages: Lineages, versi
     out = {}
     for name, spec in specs.items():
         chain = lineages.chain(name, version)
-        out[name] = spec if chain is None else version_server_spec(spec, lineages.folder(name), version)
+        try:
+            out[name] = spec if chain is None else version_server_spec(spec, lineages.folder(name), version)
+        except (ValueError, OSError) as exc:  # a source version whose tree or manifest does not fit the config
+            raise VersionError(f"server {name!r} at {version}: {exc}") from None
     return out
 
 

@@ -29,10 +29,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcptrials.evolve.source.tree import python_files
+from mcptrials.evolve.source.tree import python_files, script_files
 
-Registration = Literal["decorator", "add_tool", "tool_object", "schema_dict"]
-Dispatch = Literal["function", "if", "match", "handler_map"]
+Registration = Literal["decorator", "add_tool", "tool_object", "schema_dict", "register_call"]
+Dispatch = Literal["function", "if", "match", "handler_map", "switch"]
 
 SERVER_CLASSES = frozenset({"MCPServer", "FastMCP", "Server", "McpServer"})
 """Constructors whose result is taken to be the server object."""
@@ -235,9 +235,25 @@ def _walk_with_parents(tree: ast.AST) -> Iterator[tuple[ast.AST, list[ast.AST]]]
         stack.extend((child, [*parents, node]) for child in reversed(children))
 
 
+def _enum_value(files: dict[str, _File], file: _File, node: ast.Attribute) -> str | None:
+    """The string of an enum member ``Names.X`` or ``Names.X.value`` (a class-level string constant)."""
+    member = node.value if node.attr == "value" and isinstance(node.value, ast.Attribute) else node
+    if not (isinstance(member, ast.Attribute) and isinstance(member.value, ast.Name)):
+        return None
+    found = _resolve(files, file, member.value.id)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    for stmt in found[1].body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == member.attr for t in stmt.targets):
+            return _str(stmt.value)
+    return None
+
+
 def _string_value(files: dict[str, _File], file: _File, node: ast.AST | None) -> str | None:
-    """A string literal, or a module-level string constant it names."""
+    """A string literal, a module-level string constant it names, or an enum member's string (``Tools.X.value``)."""
     value = _str(node)
+    if value is None and isinstance(node, ast.Attribute):
+        return _enum_value(files, file, node)
     if value is not None or not isinstance(node, ast.Name):
         return value
     found = _resolve(files, file, node.id)
@@ -246,15 +262,16 @@ def _string_value(files: dict[str, _File], file: _File, node: ast.AST | None) ->
     return None
 
 
-def _decorator_tool_name(decorator: ast.expr, func: FunctionNode) -> str | None:
+def _decorator_tool_name(files: dict[str, _File], file: _File, decorator: ast.expr,
+                         func: FunctionNode) -> str | None:
     """The tool name a ``@x.tool(...)`` decorator registers, or None when it is no tool decorator."""
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     if not (isinstance(target, ast.Attribute) and target.attr == "tool"):
         return None
     if isinstance(decorator, ast.Call):
-        named = _str(_keyword(decorator, "name"))
+        named = _string_value(files, file, _keyword(decorator, "name"))
         if named is None and decorator.args:
-            named = _str(decorator.args[0])
+            named = _string_value(files, file, decorator.args[0])
         if named:
             return named
     return func.name
@@ -298,7 +315,7 @@ def _decorated(files: dict[str, _File]) -> list[_Found]:
         for node in ast.walk(file.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 for decorator in node.decorator_list:
-                    name = _decorator_tool_name(decorator, node)
+                    name = _decorator_tool_name(files, file, decorator, node)
                     if name is not None:
                         definition, impl = _function_spans(file, node)
                         found.append(_Found(name, "decorator", definition, [(file, node)], "function", impl,
@@ -493,8 +510,19 @@ def _attach_helpers(files: dict[str, _File], found: _Found, skip: set[str]) -> t
 
 
 def anchor_tree(root: Path | str) -> ServerAnchors:
-    """Anchor every tool registered anywhere in the source tree at ``root``."""
+    """Anchor every tool registered anywhere in the source tree at ``root`` (Python, and JavaScript/TypeScript)."""
     root = Path(root)
+    python = _anchor_python(root)
+    if not script_files(root):
+        return python
+    from mcptrials.evolve.source.anchor_js import anchor_scripts
+
+    scripts = anchor_scripts(root)
+    return ServerAnchors(tools=[*python.tools, *scripts.tools], registries=[*python.registries, *scripts.registries],
+                         problems=[*python.problems, *scripts.problems])
+
+
+def _anchor_python(root: Path) -> ServerAnchors:
     files, problems = _parse_tree(root)
     decorated = _decorated(files)
     objects = _tool_objects(files)
@@ -540,9 +568,14 @@ def anchor_tree(root: Path | str) -> ServerAnchors:
 # --------------------------------------------------------------------------- rendering
 
 
+FENCE_LANGUAGES = {".py": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+                   ".tsx": "tsx", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "jsx"}
+
+
 def _fenced(span: CodeSpan, label: str) -> str:
     body = span.text if span.text.endswith("\n") else span.text + "\n"
-    return f"{label} — {span.file}, lines {span.start}-{span.end}:\n```python\n{body}```\n"
+    language = FENCE_LANGUAGES.get(Path(span.file).suffix, "")
+    return f"{label} — {span.file}, lines {span.start}-{span.end}:\n```{language}\n{body}```\n"
 
 
 def render_tool(anchor: ToolAnchor, full: bool = True, shown: set[tuple[str, int]] | None = None) -> str:

@@ -14,7 +14,9 @@ that fails:
 7. test     the model writes test calls; they run against the staged server and must pass.
 
 An accepted attempt becomes ``out_dir/<version>/`` (``tree/``, ``tools.json``,
-``manifest.json``) in one rename; a rejected one leaves nothing but its reason, which the next
+``manifest.json``, and ``plan.yaml``: the interface change in plan vocabulary, ``served_by:
+source``, see ``record.py``) in one rename, so ``run --lineages out_dir`` serves each version from
+its tree and remaps tasks through its plan chain; a rejected one leaves nothing but its reason, which the next
 attempt is shown. A round whose attempts all fail is skipped and writes no version.
 """
 
@@ -33,8 +35,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcptrials.evolve.changes import DiffReport
 from mcptrials.evolve.operators import OPERATORS, Level
+from mcptrials.evolve.plan import PlanError, dump_plan
 from mcptrials.evolve.source.anchor import anchor_tree
 from mcptrials.evolve.source.hunks import Hunk, HunkError, apply_hunks
+from mcptrials.evolve.source.record import PLAN, round_plan
 from mcptrials.evolve.source.steps import (
     Application,
     Selection,
@@ -45,7 +49,7 @@ from mcptrials.evolve.source.steps import (
     select_operator,
     write_test_cases,
 )
-from mcptrials.evolve.source.tree import SourceServer, copy_tree
+from mcptrials.evolve.source.tree import SourceServer, copy_tree, describe_entry, locate_source
 from mcptrials.evolve.source.validate import (
     TestResult,
     classify,
@@ -57,7 +61,7 @@ from mcptrials.evolve.source.validate import (
     run_cases,
     started,
 )
-from mcptrials.model import stable_hash
+from mcptrials.model import ServerSpec, stable_hash
 from mcptrials.models.base import ChatModel
 from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.toolbox import Limits
@@ -120,6 +124,8 @@ class SourceVersionManifest(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     tool_list_hash: str
     tool_count: int
+    plan: str | None = None
+    """The version's plan (``vK/plan.yaml``): what changed, for remapping tasks."""
     patterns: list[str] = Field(default_factory=list)
     diff: DiffReport | None = None
     hunks: list[Hunk] = Field(default_factory=list)
@@ -154,12 +160,31 @@ def _write_json(path: Path, data: Any) -> None:
 def _entry(server: SourceServer) -> dict[str, Any]:
     from mcptrials.model import _masked_args
 
-    return {"module": server.module, "script": server.script, "args": _masked_args(server.args)}
+    return {**server.entry(), "args": _masked_args(server.args)}
 
 
 def version_server(server: SourceServer, out_dir: Path | str, version: str) -> SourceServer:
     """The server of ``version`` in a lineage folder, run from that version's own tree."""
     return server.at(Path(out_dir) / version / TREE)
+
+
+def version_spec(upstream: ServerSpec, out_dir: Path | str, version: str) -> ServerSpec:
+    """The spec that runs ``version`` of a source lineage: the configured entry point, started from the version's tree.
+
+    The entry point and arguments come from the configured server (as when it was evolved), so
+    secrets in them are never read back from the manifest; a lineage evolved from another entry
+    point is refused.
+    """
+    tree = Path(out_dir) / version / TREE
+    if not tree.is_dir():
+        raise ValueError(f"{out_dir} has no source tree for version {version!r} (expected {tree})")
+    entry = read_manifest(out_dir, version).entry
+    server = locate_source(upstream)
+    recorded = {key: entry.get(key, "python" if key == "runtime" else None) for key in server.entry()}
+    if recorded != server.entry():
+        raise ValueError(f"{out_dir}: version {version} of {upstream.name!r} was evolved from entry point "
+                         f"{describe_entry(recorded)}, but the configured server starts {server.entry_text()}")
+    return server.at(tree).spec(version)
 
 
 def read_manifest(out_dir: Path | str, version: str) -> SourceVersionManifest:
@@ -285,11 +310,19 @@ async def evolve_round(parent: SourceServer, out_dir: Path | str, version: str, 
             selection, application = state.selection, state.application
             assert selection is not None and application is not None
             op = OPERATORS[selection.operator]
+            try:
+                plan = round_plan(diff, parent_tools, new_tools, op.id, application.details, version=version,
+                                  parent=parent_version, server=parent.name,
+                                  summary=application.summary or selection.rationale)
+            except PlanError as exc:
+                raise StepRejected("classify", f"the change cannot be recorded as a plan: {exc}") from None
+            (staging / PLAN).write_text(dump_plan(plan), encoding="utf-8")
             manifest = SourceVersionManifest(
                 version=version, parent=parent_version, server=parent.name, entry=_entry(parent),
                 operator=op.id, operator_name=op.name, target_tools=selection.target_tools,
                 rationale=selection.rationale, summary=application.summary, details=application.details,
-                tool_list_hash=stable_hash(new_tools), tool_count=len(new_tools), patterns=diff.patterns,
+                tool_list_hash=stable_hash(new_tools), tool_count=len(new_tools), plan=f"{version}/{PLAN}",
+                patterns=diff.patterns,
                 diff=diff, hunks=application.hunks, changed_files=changed, tests=results,
                 rejected_attempts=rejections, model=model.spec, tester_model=tester.spec,
                 settings=settings.model_dump(), prompt_hashes=prompt_hashes(op.id))

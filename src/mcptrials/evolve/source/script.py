@@ -2,17 +2,21 @@
 
 Never a model result. It recognises which step is asking by the system prompt and returns the
 next reply queued for that step; a step whose queue is exhausted repeats its last reply.
+``evolve --mode source --model scripted:FILE`` reads the replies from a JSON or YAML file whose
+keys are the steps (``select``, ``apply``, ``tests``), each a reply or a list of them.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from mcptrials.evolve.source.prompts import load_prompt
 from mcptrials.models.base import EpisodeContext, Message, ModelResponse, ToolSchema
-from mcptrials.models.scripted import ScriptedModel
+from mcptrials.models.scripted import ScriptedModel, ScriptError
+from mcptrials.safety.loading import bounded, load_document
 
 ROUND_STEPS = ("select", "apply", "tests")
 """The model steps of a round, by the name used for their replies."""
@@ -57,3 +61,18 @@ def scripted_round_model(replies: Mapping[str, Sequence[Any] | Any], source: str
         return ModelResponse(text=queue[index], finish_reason="stop")
 
     return ScriptedModel(source=source, fn=answer)
+
+
+def round_script_model(spec: str) -> ScriptedModel | None:
+    """The scripted round model a ``scripted:FILE`` spec names when FILE holds round replies, else None.
+
+    A file whose top level is a mapping of round steps is a round script; any other file is left
+    to the ordinary scripted model (episode turns). A bad round script raises ``ScriptError``.
+    """
+    provider, _, name = spec.partition(":")
+    if provider != "scripted" or not name or name == "reference" or not Path(name).is_file():
+        return None
+    data = bounded(load_document, ScriptError, Path(name), "script", yaml=True)
+    if not isinstance(data, dict) or not data or not set(data) <= set(ROUND_STEPS):
+        return None
+    return scripted_round_model(data, source=name)

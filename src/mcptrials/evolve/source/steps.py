@@ -224,8 +224,9 @@ async def apply_operator(model: ChatModel, server: SourceServer, tools: list[dic
                          selection: Selection, feedback: list[str]) -> Application:
     """Step 2: ask the model for the hunks that carry out the chosen operator."""
     op = OPERATORS[selection.operator]
+    language = "JavaScript (or TypeScript)" if server.runtime == "node" else "Python"
     system = render("apply_system", operator_instructions=render(f"operators/{op.id}"),
-                    hunk_format=render("hunk_format"))
+                    hunk_format=render("hunk_format"), language=language)
     user = render("apply_user", server_name=server.name, server_description=server.description or "(none)",
                   operator_label=f"{op.label} [{op.level.value}]",
                   target_tools=", ".join(selection.target_tools) or "(none: the operator adds a tool)",

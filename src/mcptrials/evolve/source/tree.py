@@ -1,10 +1,11 @@
-"""Source trees of Python MCP servers: which files belong, how to copy them, how to start them.
+"""Source trees of MCP servers (Python, or JavaScript run by node): which files belong, how to copy and start them.
 
 A source tree is a folder holding a server's code (for a bundled server: its module, the
-package modules it imports, the data files it names, under their package paths). A
-``SourceServer`` says how to start the server held by a tree; ``at(root)`` points the same
-entry at another tree, so version ``vk`` runs from ``vk``'s own copy and never from the
-installed package.
+package modules it imports, the data files it names, under their package paths; for a package
+installed from PyPI: its top-level package; for an npm server: its package folder, with a
+``node_modules`` link to the dependencies it was installed with). A ``SourceServer`` says how
+to start the server held by a tree; ``at(root)`` points the same entry at another tree, so
+version ``vk`` runs from ``vk``'s own copy and never from the installed package.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -42,15 +44,34 @@ def python_files(root: Path) -> list[Path]:
     return [p for p in iter_files(root) if p.suffix == ".py"]
 
 
+JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx"})
+"""Files read as JavaScript or TypeScript source."""
+
+
+def script_files(root: Path) -> list[Path]:
+    """The tree's JavaScript and TypeScript files (declaration files left out), in a stable order."""
+    return [p for p in iter_files(root) if p.suffix in JS_SUFFIXES and not p.name.endswith(".d.ts")]
+
+
 def copy_tree(source: Path, dest: Path) -> None:
-    """Copy a source tree to ``dest`` (which must not exist), leaving caches behind."""
+    """Copy a source tree to ``dest`` (which must not exist), leaving caches behind.
+
+    A ``node_modules`` link at the top (an npm server's installed dependencies) is linked again,
+    never copied, so every version imports the same dependencies.
+    """
     if dest.exists():
         raise FileExistsError(f"{dest} already exists")
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*SKIPPED_DIRS, "*.pyc"))
+    modules = source / "node_modules"
+    if modules.is_symlink():
+        (dest / "node_modules").symlink_to(modules.readlink())
+
+
+Runtime = Literal["python", "node"]
 
 
 class SourceServer(BaseModel):
-    """How to start the MCP server a source tree holds: a module run with ``-m``, or a script file."""
+    """How to start the MCP server a source tree holds: a module run with ``-m``, or a script file (Python or node)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -58,6 +79,7 @@ class SourceServer(BaseModel):
     root: Path
     module: str | None = None
     script: str | None = None
+    runtime: Runtime = "python"
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     description: str = ""
@@ -66,7 +88,18 @@ class SourceServer(BaseModel):
     def _one_entry(self) -> SourceServer:
         if (self.module is None) == (self.script is None):
             raise ValueError("a source server needs exactly one of module or script")
+        if self.runtime == "node" and self.script is None:
+            raise ValueError("a node server is started from a script file")
         return self
+
+    def entry(self) -> dict[str, str | None]:
+        """What identifies the entry point across copies of the tree: runtime, module or script, npm package name."""
+        return {"runtime": self.runtime, "module": self.module, "script": self.script,
+                "package": _package_name(self.root) if self.runtime == "node" else None}
+
+    def entry_text(self) -> str:
+        """The entry point in words, for messages: ``python -m x``, ``node dist/index.js (package p)``."""
+        return describe_entry(self.entry())
 
     def at(self, root: Path) -> SourceServer:
         """The same server, started from another copy of its tree."""
@@ -75,6 +108,11 @@ class SourceServer(BaseModel):
     def spec(self, version: str = "v0") -> ServerSpec:
         """The spec that starts this tree's server over stdio, importing from the tree first."""
         root = self.root.resolve()
+        if self.runtime == "node":
+            assert self.script is not None
+            return ServerSpec(name=self.name, command=shutil.which("node") or "node",
+                              args=[str(root / self.script), *self.args], env=dict(self.env),
+                              source_path=str(root), version=version)
         inherited = os.environ.get("PYTHONPATH", "")
         path = os.pathsep.join(p for p in (str(root), self.env.get("PYTHONPATH", ""), inherited) if p)
         env = {"PYTHONDONTWRITEBYTECODE": "1", **self.env, "PYTHONPATH": path}
@@ -216,19 +254,141 @@ def _module_description(text: str) -> str:
 
 
 def source_server_for(spec: ServerSpec, dest: Path) -> SourceServer:
-    """The source tree of a configured server, for source-level evolution (Python servers only)."""
+    """The source tree of a configured server, for source-level evolution.
+
+    Bundled servers and packages installed in site-packages are copied into ``dest`` (their
+    own folders hold much more than the server); a script, a ``source_path`` or an npm package
+    folder is used where it is.
+    """
     if "bundled" in spec.tags:
         return bundled_source(spec.name, dest)
+    found = locate_source(spec)
+    if found.runtime == "node":
+        modules = node_modules_of(found.root)
+        copy_tree(found.root, dest)
+        if modules is not None:
+            (dest / "node_modules").symlink_to(modules)
+        return found.at(dest)
+    if found.module is not None and not spec.source_path:
+        top = found.module.split(".")[0]
+        dest.mkdir(parents=True, exist_ok=True)
+        copy_tree(found.root / top, dest / top)
+        return found.at(dest)
+    return found
+
+
+def locate_source(spec: ServerSpec) -> SourceServer:
+    """Where a configured stdio server's code is and how it is started, without copying anything.
+
+    Recognised: ``python -m module`` (with ``source_path``, or a module importable here, e.g.
+    installed from PyPI), ``python script.py``, a console script that imports its server from a
+    package (``mcp-server-time``), ``node script.js``, and an npm bin link or script (``mcp-server-memory``).
+    """
+    if "bundled" in spec.tags and spec.args[:1] == ["-m"] and len(spec.args) >= 2:
+        return SourceServer(name=spec.name, root=_package_root(), module=spec.args[1], args=spec.args[2:])
     if spec.transport != "stdio" or not spec.command:
-        raise ValueError(f"server {spec.name!r}: source mode needs a stdio Python server; use --mode interface")
-    if spec.args[:1] == ["-m"] and len(spec.args) >= 2 and spec.source_path:
-        return SourceServer(name=spec.name, root=Path(spec.source_path), module=spec.args[1], args=spec.args[2:],
-                            env=dict(spec.env))
-    script = next((a for a in spec.args if a.endswith(".py")), None)
-    if script is None:
-        raise ValueError(f"server {spec.name!r}: cannot find its Python source (give 'source_path' in the config, "
-                         "or use --mode interface)")
-    path = Path(script) if Path(script).is_absolute() else Path(spec.cwd or ".") / script
-    at = spec.args.index(script)
-    return SourceServer(name=spec.name, root=path.parent.resolve(), script=path.name, args=spec.args[at + 1:],
-                        env=dict(spec.env))
+        raise ValueError(f"server {spec.name!r}: source mode needs a stdio server started by a command; "
+                         "use --mode interface")
+    env = dict(spec.env)
+    command = Path(spec.command).name
+    if spec.args[:1] == ["-m"] and len(spec.args) >= 2:
+        module, rest = spec.args[1], spec.args[2:]
+        root = Path(spec.source_path) if spec.source_path else _installed_root(module)
+        if root is None:
+            raise ValueError(f"server {spec.name!r}: module {module!r} is not importable here (give 'source_path' "
+                             "in the config, or use --mode interface)")
+        return SourceServer(name=spec.name, root=root, module=module, args=rest, env=env)
+    script = next((a for a in spec.args if Path(a).suffix == ".py"), None)
+    if script is not None and command.startswith("python"):
+        path = _absolute(script, spec.cwd)
+        at = spec.args.index(script)
+        return SourceServer(name=spec.name, root=path.parent, script=path.name, args=spec.args[at + 1:], env=env)
+    js = next((a for a in spec.args if Path(a).suffix in JS_SUFFIXES), None)
+    if command in {"node", "nodejs"} and js is not None:
+        return _node_server(spec.name, _absolute(js, spec.cwd), spec.args[spec.args.index(js) + 1:], env)
+    launcher = Path(shutil.which(spec.command) or spec.command)
+    if launcher.is_file():
+        target = launcher.resolve()
+        if target.suffix in JS_SUFFIXES or _shebang(target).endswith("node"):
+            return _node_server(spec.name, target, list(spec.args), env)
+        launched = _console_script_module(target)
+        root = _installed_root(launched) if launched else None
+        if launched and root is not None:
+            return SourceServer(name=spec.name, root=root, module=launched, args=list(spec.args), env=env)
+    raise ValueError(f"server {spec.name!r}: cannot find its Python or JavaScript source (give 'source_path' in "
+                     "the config, run it as `python -m module`, `node file.js` or an installed bin, or use "
+                     "--mode interface)")
+
+
+def _absolute(path: str, cwd: str | None) -> Path:
+    return (Path(path) if Path(path).is_absolute() else Path(cwd or ".") / path).resolve()
+
+
+def _shebang(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(200).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return first.removeprefix("#!").split()[-1] if first.startswith("#!") and first[2:].split() else ""
+
+
+def _console_script_module(path: Path) -> str | None:
+    """The package a pip console script starts (``from mcp_server_time import main``), if it has a ``__main__``."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            return node.module
+    return None
+
+
+def _installed_root(module: str) -> Path | None:
+    """The folder ``module`` is imported from here (site-packages for a PyPI install), when it runs with ``-m``."""
+    import importlib.util
+
+    top = module.split(".")[0]
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if found is None or not found.submodule_search_locations:
+        return None
+    package = Path(next(iter(found.submodule_search_locations))).resolve()
+    return package.parent if (package / "__main__.py").is_file() or module != top else None
+
+
+def _node_server(name: str, script: Path, args: list[str], env: dict[str, str]) -> SourceServer:
+    """An npm server: its package folder (the nearest ``package.json`` above the script) as the tree."""
+    package = next((p for p in script.parents if (p / "package.json").is_file()), script.parent)
+    return SourceServer(name=name, root=package, script=script.relative_to(package).as_posix(), runtime="node",
+                        args=args, env=env)
+
+
+def node_modules_of(root: Path) -> Path | None:
+    """The ``node_modules`` folder a package at ``root`` resolves its imports from (its own, else an ancestor's)."""
+    for folder in [root, *root.parents]:
+        candidate = folder / "node_modules"
+        if candidate.is_dir() and (folder != root or any(candidate.iterdir())):
+            return candidate.resolve()
+    return None
+
+
+def _package_name(root: Path) -> str | None:
+    """The ``name`` in the tree's ``package.json`` (None when it has none)."""
+    import json
+
+    try:
+        name = json.loads((root / "package.json").read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def describe_entry(entry: dict[str, str | None]) -> str:
+    """An entry point (as ``SourceServer.entry`` gives it, or a manifest records it) in words."""
+    runtime = entry.get("runtime") or "python"
+    text = f"{runtime} -m {entry.get('module')}" if entry.get("module") else f"{runtime} {entry.get('script')}"
+    return text + (f" (package {entry['package']})" if entry.get("package") else "")

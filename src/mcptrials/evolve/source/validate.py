@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from mcptrials.evolve.changes import PARAM_CONTRACT_KINDS, ChangeKind, DiffReport
 from mcptrials.evolve.diff import diff_tool_lists
 from mcptrials.evolve.operators import Operator
+from mcptrials.evolve.source.anchor_js import code_shape, syntax_errors
 from mcptrials.evolve.source.steps import StepRejected, TestCase
-from mcptrials.evolve.source.tree import SourceServer
+from mcptrials.evolve.source.tree import JS_SUFFIXES, SourceServer
 from mcptrials.model import ToolInfo, qualified_name
 from mcptrials.safety.tempdirs import temp_prefix
 from mcptrials.servers.toolbox import Limits, Toolbox, open_toolbox
@@ -40,7 +41,12 @@ class TestResult(BaseModel):
 
 
 def compile_files(root: Path, files: list[str]) -> None:
-    """Byte-compile every changed ``.py`` file (into a scratch folder); reject on the first error."""
+    """Byte-compile every changed ``.py`` file (into a scratch folder) and parse every changed JavaScript or
+    TypeScript file with tree-sitter; reject on the first error."""
+    if any(Path(f).suffix in JS_SUFFIXES for f in files):
+        problems = syntax_errors(root, files)
+        if problems:
+            raise StepRejected("compile", "; ".join(problems))
     with tempfile.TemporaryDirectory(prefix=temp_prefix("compile")) as scratch:
         for index, rel in enumerate(f for f in files if f.endswith(".py")):
             try:
@@ -236,7 +242,7 @@ def _code_shape(text: str) -> list[tuple[int, str]]:
 
 
 def docs_only_problems(old_root: Path, new_root: Path, files: list[str]) -> list[str]:
-    """Where changed files differ in more than documentation (docstrings, descriptions, annotations).
+    """Where changed files differ in more than documentation (docstrings, descriptions, annotations, comments).
 
     Imports are set aside (a description may need ``Field``), and so are annotations, because a
     parameter description can be added by wrapping a type in ``Annotated[..., Field(...)]``;
@@ -244,15 +250,19 @@ def docs_only_problems(old_root: Path, new_root: Path, files: list[str]) -> list
     """
     problems = []
     for rel in files:
-        if not rel.endswith(".py"):
-            problems.append(f"{rel} is not Python source")
+        script = Path(rel).suffix in JS_SUFFIXES
+        if not rel.endswith(".py") and not script:
+            problems.append(f"{rel} is not Python, JavaScript or TypeScript source")
             continue
         old_path = old_root / rel
         if not old_path.exists():
             problems.append(f"{rel} is a new file")
             continue
-        old = _code_shape(old_path.read_text(encoding="utf-8"))
-        new = _code_shape((new_root / rel).read_text(encoding="utf-8"))
+        if script:  # token by token, documentation left out
+            old, new = code_shape(old_path.read_bytes(), rel), code_shape((new_root / rel).read_bytes(), rel)
+        else:
+            old = _code_shape(old_path.read_text(encoding="utf-8"))
+            new = _code_shape((new_root / rel).read_text(encoding="utf-8"))
         if [d for _, d in old] == [d for _, d in new]:
             continue
         line = next((n_line for (_, o), (n_line, n) in zip(old, new, strict=False) if o != n),

@@ -1,0 +1,3 @@
+export async function handleShout({ word }: { word: string }) {
+  return { content: [{ type: "text", text: word.toUpperCase() }] };
+}

@@ -1,0 +1,3 @@
+export function reverseText(message: string): string {
+  return message.split("").reverse().join("");
+}
