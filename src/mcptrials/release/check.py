@@ -59,7 +59,7 @@ class ToolChange:
 
 @dataclass
 class ReferenceResult:
-    """A task's reference plan on the old release and on the new one (refresh classes)."""
+    """A task's reference plan on the old release (passes or broken) and on the new one (identical, drifted, broken)."""
 
     task: str
     old: str
@@ -180,7 +180,7 @@ async def references(pair: ReleasePair, worlds: tuple[dict[str, ServerSpec], dic
     after: list[TaskRefresh] = await refresh(worlds[1], [b.task or t for b, t in zip(before, clean, strict=True)],
                                              store, concurrency)
     saved.save(f"release-check {pair.server}@{pair.new.label}", after)
-    return [ReferenceResult(task=t.id, old=b.verdict, new=a.verdict,
+    return [ReferenceResult(task=t.id, old="broken" if b.verdict == "broken" else "passes", new=a.verdict,
                             reasons=a.reasons if b.verdict != "broken" else b.reasons, patterns=a.patterns)
             for t, b, a in zip(tasks, before, after, strict=True)]
 
@@ -250,7 +250,8 @@ def findings(check: ReleaseCheck) -> list[Finding]:
                                            f"[{', '.join(change.patterns)}]{where}"))
         else:
             patterns = ", ".join(change.patterns) or "unclassified"
-            out.append(Finding("warning", f"tool {name} {change.status} [{patterns}]{where}"))
+            what = "added" if change.status == "added" else ", ".join(change.changes)
+            out.append(Finding("warning", f"tool {name}: {what} [{patterns}]{where}"))
     for ref in check.references:
         if ref.old == "broken":
             out.append(Finding("warning", f"task {ref.task}: its reference already fails on the old release, so "
@@ -277,8 +278,7 @@ def findings(check: ReleaseCheck) -> list[Finding]:
 async def check_release(pair: ReleasePair, world: dict[str, ServerSpec], tasks: list[Task], store: Store,
                         settings: CheckSettings, say: Say) -> ReleaseCheck:
     """Run the whole check of ``pair``; ``world`` holds the other servers the tasks use."""
-    check = ReleaseCheck(server=pair.server, source=pair.source, old=pair.old.label, new=pair.new.label,
-                         db=str(store.url))
+    check = ReleaseCheck(server=pair.server, source=pair.source, old=pair.old.label, new=pair.new.label)
     old_tools, problem = await _tools(pair.old.spec, settings.limits)
     if problem is not None or not old_tools:
         raise ReleaseError(f"the old release ({pair.old.label}) of {pair.server!r} "

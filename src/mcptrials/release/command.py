@@ -146,6 +146,7 @@ def settings_for(req: ReleaseCheckRequest) -> CheckSettings:
 def run_release_check(req: ReleaseCheckRequest, out: Console, err: Console) -> int:
     """The whole command; its exit code. Bad input raises ``ReleaseError`` (or the loaders' own errors)."""
     from mcptrials.store.db import Store
+    from mcptrials.store.engine import display_url
 
     if req.fmt not in FORMATS:
         raise ReleaseError(f"unknown format {req.fmt!r} ({', '.join(FORMATS)})")
@@ -156,7 +157,8 @@ def run_release_check(req: ReleaseCheckRequest, out: Console, err: Console) -> i
     pair, world = releases(req)
     tasks = tasks_for(req, pair.server, world)
     settings = settings_for(req)
-    store = Store(req.db or default_db(pair))
+    db = req.db or default_db(pair)
+    store = Store(db)
 
     def say(line: str) -> None:
         err.print(line, markup=False, highlight=False)
@@ -165,6 +167,7 @@ def run_release_check(req: ReleaseCheckRequest, out: Console, err: Console) -> i
         check: ReleaseCheck = anyio.run(check_release, pair, world, tasks, store, settings, say)
     finally:
         store.close()
+    check.db = display_url(db)
     code = check.exit_code(req.fail_on == "warnings")
     text = to_markdown(check, code)
     if req.markdown is not None:
