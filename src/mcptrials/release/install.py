@@ -90,8 +90,10 @@ def git_root(path: Path) -> Path:
 
 def git_checkout(root: Path, ref: str) -> tuple[Path, str]:
     """The files of ``ref`` of the repository at ``root``, exported once; (folder, commit id)."""
-    found = _run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-                 f"git ref {ref!r} of {root}")
+    try:
+        found = _run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], "git")
+    except InstallError:
+        raise InstallError(f"{root}: no commit {ref!r} (git rev-parse finds none)") from None
     commit = found.stdout.decode().strip()
     dest = releases_root() / "git" / _folder_name(root.name, commit[:12])
     if not (dest / ".exported").is_file():

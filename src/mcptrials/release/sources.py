@@ -179,10 +179,10 @@ def from_package(specs: dict[str, ServerSpec], server: str | None, package: str,
 
 
 def _paths(spec: ServerSpec) -> list[Path]:
-    """The existing paths an entry names: source path, cwd, command, then its arguments."""
+    """The existing paths an entry names: source path, its arguments (the script), cwd, then the command."""
     base = Path(spec.cwd) if spec.cwd else Path.cwd()
     out: list[Path] = []
-    for value in [spec.source_path, spec.cwd, spec.command, *spec.args]:
+    for value in [spec.source_path, *spec.args, spec.cwd, spec.command]:
         if not value or value.startswith("-"):
             continue
         path = Path(value) if Path(value).is_absolute() else base / value
