@@ -1418,6 +1418,9 @@ def release_check(
     = None,
     registry: Annotated[str | None, typer.Option(
         "--registry", help="npm or pypi (default: guessed from the config's command).")] = None,
+    extras: Annotated[list[str] | None, typer.Option(
+        "--with", help="Extra requirement installed beside both package versions (repeatable), e.g. 'mcp<2'.")]
+    = None,
     git_ref: Annotated[str | None, typer.Option(
         "--git-ref", help="Git ref of the old release of a server run from a git work tree.")] = None,
     new_git_ref: Annotated[str | None, typer.Option(
@@ -1457,7 +1460,8 @@ def release_check(
 
     request = ReleaseCheckRequest(
         old=old, new=new, servers=servers, server=server, package=package, old_version=old_version,
-        new_version=new_version, registry=registry, git_ref=git_ref, new_git_ref=new_git_ref, tasks=tasks or [],
+        new_version=new_version, registry=registry, extras=extras or [], git_ref=git_ref, new_git_ref=new_git_ref,
+        tasks=tasks or [],
         models=model or [], base_url=base_url, stale=stale, attempts=attempts, max_turns=max_turns,
         concurrency=concurrency, start_timeout=start_timeout, db=db, markdown=markdown, fmt=fmt, fail_on=fail_on,
         inputs=inputs or [])

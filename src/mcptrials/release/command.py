@@ -42,6 +42,7 @@ class ReleaseCheckRequest:
     old_version: str | None = None
     new_version: str | None = None
     registry: str | None = None
+    extras: list[str] = field(default_factory=list)
     git_ref: str | None = None
     new_git_ref: str | None = None
     tasks: list[Path] = field(default_factory=list)
@@ -62,7 +63,8 @@ class ReleaseCheckRequest:
 
 def _modes(req: ReleaseCheckRequest) -> list[str]:
     given = {"--old/--new": req.old is not None or req.new is not None,
-             "--package": any(v is not None for v in (req.package, req.old_version, req.new_version)),
+             "--package": any(v is not None for v in (req.package, req.old_version, req.new_version))
+             or bool(req.extras),
              "--git-ref": req.git_ref is not None or req.new_git_ref is not None}
     return [name for name, on in given.items() if on]
 
@@ -95,7 +97,8 @@ def releases(req: ReleaseCheckRequest) -> tuple[ReleasePair, dict[str, ServerSpe
         if req.registry is not None and req.registry not in REGISTRIES:
             raise ReleaseError(f"unknown registry {req.registry!r} (npm, pypi)")
         registry: Registry | None = "npm" if req.registry == "npm" else "pypi" if req.registry == "pypi" else None
-        return from_package(world, req.server, req.package, req.old_version, req.new_version, registry), world
+        return from_package(world, req.server, req.package, req.old_version, req.new_version, registry,
+                            tuple(req.extras)), world
     if req.git_ref is None:
         raise ReleaseError("--new-git-ref needs --git-ref (the old release)")
     return from_git(world, req.server, req.git_ref, req.new_git_ref), world

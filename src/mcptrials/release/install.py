@@ -17,6 +17,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+from mcptrials.model import stable_hash
 from mcptrials.models.weights import cache_root
 
 INSTALL_TIMEOUT_S = 600.0
@@ -32,8 +33,10 @@ def releases_root() -> Path:
     return cache_root() / "releases"
 
 
-def _folder_name(package: str, version: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._=@+-]", "+", f"{package}@{version}")
+def _folder_name(package: str, version: str, extras: tuple[str, ...] = ()) -> str:
+    """One folder per package, version and extra requirements (``+<hash>`` when there are any)."""
+    tail = f"+{stable_hash(sorted(extras))[:10]}" if extras else ""
+    return re.sub(r"[^A-Za-z0-9._=@+-]", "+", f"{package}@{version}") + tail
 
 
 def _run(command: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -49,14 +52,14 @@ def _run(command: list[str], what: str, cwd: Path | None = None) -> subprocess.C
     return done
 
 
-def npm_bins(package: str, version: str) -> dict[str, Path]:
-    """Install ``package@version`` from npm (once) and return its executables by name."""
-    prefix = releases_root() / "npm" / _folder_name(package, version)
+def npm_bins(package: str, version: str, extras: tuple[str, ...] = ()) -> dict[str, Path]:
+    """Install ``package@version`` from npm (once, with ``extras`` such as ``zod@3.23``); its executables by name."""
+    prefix = releases_root() / "npm" / _folder_name(package, version, extras)
     manifest = prefix / "node_modules" / package / "package.json"
     if not manifest.is_file():
         prefix.mkdir(parents=True, exist_ok=True)
         _run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save", "--silent",
-              f"{package}@{version}"], f"npm install {package}@{version}")
+              f"{package}@{version}", *extras], f"npm install {package}@{version}")
     data = json.loads(manifest.read_text(encoding="utf-8"))
     if data.get("version") != version:
         raise InstallError(f"npm {package}@{version}: the registry installed version {data.get('version')!r}")
@@ -66,9 +69,10 @@ def npm_bins(package: str, version: str) -> dict[str, Path]:
     return {name: prefix / "node_modules" / ".bin" / name for name in bins}
 
 
-def pypi_env(package: str, version: str) -> Path:
-    """Install ``package==version`` from PyPI into its own virtual environment (once); its ``bin`` folder."""
-    env = releases_root() / "pypi" / _folder_name(package, version)
+def pypi_env(package: str, version: str, extras: tuple[str, ...] = ()) -> Path:
+    """Install ``package==version`` (with ``extras`` such as ``mcp<2``) into its own virtual environment, once;
+    its ``bin`` folder."""
+    env = releases_root() / "pypi" / _folder_name(package, version, extras)
     bin_dir = env / ("Scripts" if sys.platform == "win32" else "bin")
     done = env / ".installed"
     if not done.is_file():
@@ -76,7 +80,7 @@ def pypi_env(package: str, version: str) -> Path:
             shutil.rmtree(env)  # an install that stopped half way
         _run([sys.executable, "-m", "venv", str(env)], f"a virtual environment for {package}=={version}")
         _run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              f"{package}=={version}"], f"pip install {package}=={version}")
+              f"{package}=={version}", *extras], f"pip install {package}=={version}")
         done.write_text(f"{package}=={version}\n", encoding="utf-8")
     return bin_dir
 

@@ -130,15 +130,16 @@ def _pick_bin(bins: dict[str, Path], wanted: str | None, package: str, version: 
                        "name one in the config (npx -p PKG NAME, or the executable as the command)")
 
 
-def package_spec(spec: ServerSpec, package: str, version: str, registry: Registry) -> ServerSpec:
-    """``spec`` running ``version`` of ``package``, installed into the user cache."""
+def package_spec(spec: ServerSpec, package: str, version: str, registry: Registry,
+                 extras: tuple[str, ...] = ()) -> ServerSpec:
+    """``spec`` running ``version`` of ``package``, installed into the user cache with ``extras`` beside it."""
     launcher = Path(spec.command or "").name
     if spec.transport != "stdio":
         raise ReleaseError(f"server {spec.name!r} is reached by URL: a package version cannot be put in it "
                            "(give two configs with --old and --new)")
     try:
         if registry == "npm":
-            bins = npm_bins(package, version)
+            bins = npm_bins(package, version, extras)
             if launcher in ("npx", "bunx", "pnpx") or (launcher == "npm" and spec.args[:1] == ["exec"]):
                 wanted, rest = _after_launcher(spec.model_copy(update={"args": spec.args[1:] if launcher == "npm"
                                                                        else spec.args}), package)
@@ -146,7 +147,7 @@ def package_spec(spec: ServerSpec, package: str, version: str, registry: Registr
                 wanted, rest = launcher, list(spec.args)
             command = _pick_bin(bins, wanted, package, version)
             return spec.model_copy(update={"command": str(command), "args": rest})
-        bin_dir = pypi_env(package, version)
+        bin_dir = pypi_env(package, version, extras)
         if launcher in ("uvx", "pipx") or (launcher == "uv" and spec.args[:2] == ["tool", "run"]):
             wanted, rest = _after_launcher(spec.model_copy(update={"args": spec.args[2:] if launcher == "uv"
                                                                    else spec.args}), package)
@@ -166,12 +167,16 @@ def package_spec(spec: ServerSpec, package: str, version: str, registry: Registr
 
 
 def from_package(specs: dict[str, ServerSpec], server: str | None, package: str, old_version: str,
-                 new_version: str, registry: Registry | None) -> ReleasePair:
-    """The pair given as one config and two published versions of the package it runs."""
+                 new_version: str, registry: Registry | None, extras: tuple[str, ...] = ()) -> ReleasePair:
+    """The pair given as one config and two published versions of the package it runs.
+
+    ``extras`` are installed beside both (``--with``): an old release whose dependencies' newest versions
+    no longer fit it runs with the versions it was made for (``--with 'mcp<2'``).
+    """
     spec = pick_server(specs, server, "--servers")
     registry = registry or guess_registry(spec, package)
-    old = Release(old_version, package_spec(spec, package, old_version, registry))
-    new = Release(new_version, package_spec(spec, package, new_version, registry))
+    old = Release(old_version, package_spec(spec, package, old_version, registry, extras))
+    new = Release(new_version, package_spec(spec, package, new_version, registry, extras))
     return ReleasePair(spec.name, old, new, registry)
 
 
