@@ -17,6 +17,8 @@ OLD_SERVER = HERE / "old_server.py"
 NEW_SERVER = HERE / "new_server.py"
 WEATHER_TASKS = HERE / "weather_tasks.jsonl"
 EVERYTHING_TASKS = HERE / "everything_tasks.jsonl"
+ADAPTING_MODEL = HERE / "adapting_model.json"
+"""A scripted model that passes explicit units and tries the new tool name after the old one: it copes with both."""
 
 
 def release_check(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,7 +40,7 @@ def test_a_renamed_tool_and_a_required_parameter_break_the_release(tmp_path: Pat
     old, new = config(tmp_path / "old.json", OLD_SERVER), config(tmp_path / "new.json", NEW_SERVER)
     summary = tmp_path / "pr" / "release-check.md"
     done = release_check("--old", old, "--new", new, "--tasks", WEATHER_TASKS, "--db", tmp_path / "rc.db",
-                         "--markdown", summary, "--format", "json")
+                         "--markdown", summary, "--format", "json", "--model", f"scripted:{ADAPTING_MODEL}")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["verdict"] == "breaking" and report["exit_code"] == 1
@@ -57,9 +59,12 @@ def test_a_renamed_tool_and_a_required_parameter_break_the_release(tmp_path: Pat
                     "weather-rome-tomorrow": ("passes", "identical")}
     paris = next(r for r in report["references"] if r["task"] == "weather-paris")
     assert paris["patterns"] == ["P13"] and "units" in paris["reasons"][0]
-    [stale] = report["agents"]
+    stale, model = report["agents"]
     assert stale["agent"] == "stale" and stale["old"]["passed"] == 3 and stale["new"]["passed"] == 1
     assert stale["regressions"] == ["weather-paris", "weather-cities"] and stale["fixes"] == []
+    assert (model["agent"], model["model"]) == ("react", f"scripted:{ADAPTING_MODEL}")
+    assert model["old"]["passed"] == model["new"]["passed"] == 3 and model["regressions"] == []
+    assert not any("scripted" in f["text"] for f in report["findings"])  # a model that copes is no reason
     text = summary.read_text()
     assert text.startswith("## Release check: `weather` old.json → new.json")
     assert "**Verdict: ❌ breaking** (exit code 1)" in text
