@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("weather", version="2.0")
 TEMPERATURES = {"Paris": 18, "Rome": 24, "Oslo": 7}
@@ -24,6 +27,9 @@ def list_all_cities() -> str:
 @server.tool()
 def forecast(city: str) -> str:
     """Tomorrow's weather in a city."""
+    token = os.environ.get("WEATHER_TOKEN")
+    if token:  # the tests' way to make this release fail with its secret in the message
+        raise ToolError(f"the forecast service refused token {token}")
     return f"{city}: sunny tomorrow"
 
 

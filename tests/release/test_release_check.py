@@ -174,3 +174,49 @@ def test_two_published_releases_of_the_everything_server(npm_bin: Path, tmp_path
     [stale] = report["agents"]
     assert stale["regressions"] == ["every-sum"]
     assert "| `add` → `get-sum` | replaced | P5 |" in summary.read_text()
+
+
+CRASHING = 'import os, sys\nsys.stderr.write("cannot log in with " + os.environ["WEATHER_TOKEN"] + "\\n")\nsys.exit(3)\n'
+TOKEN = "wx-token-8f2c41d9e7"
+
+
+def test_a_new_release_that_does_not_start_is_breaking_and_keeps_its_secret(tmp_path: Path) -> None:
+    old = config(tmp_path / "old.json", OLD_SERVER)
+    crashing = tmp_path / "crashing_server.py"
+    crashing.write_text(CRASHING)
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"mcpServers": {"weather": {"command": sys.executable, "args": [str(crashing)],
+                                                          "env": {"WEATHER_TOKEN": TOKEN}}}}))
+    summary = tmp_path / "release-check.md"
+    done = release_check("--old", old, "--new", new, "--tasks", WEATHER_TASKS, "--db", tmp_path / "rc.db",
+                         "--markdown", summary, "--format", "json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "breaking" and report["new_tools"] is None and report["agents"] == []
+    [finding] = report["findings"]
+    assert finding["level"] == "breaking" and "the new release (new.json) does not start" in finding["text"]
+    assert "cannot log in with ***" in finding["text"]  # the server's last words, its token masked
+    assert TOKEN not in done.stdout and TOKEN not in summary.read_text()
+    # the other way round there is nothing to check against: bad input
+    backwards = release_check("--old", new, "--new", old, "--tasks", WEATHER_TASKS, "--db", tmp_path / "rc.db")
+    assert backwards.returncode == 2, backwards.stderr
+    assert "the old release (new.json) of 'weather' did not start" in backwards.stderr
+    assert TOKEN not in backwards.stderr
+
+
+def test_a_secret_in_a_broken_reference_stays_out_of_the_summary(tmp_path: Path) -> None:
+    old = config(tmp_path / "old.json", OLD_SERVER)
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"mcpServers": {"weather": {"command": sys.executable, "args": [str(NEW_SERVER)],
+                                                          "env": {"WEATHER_TOKEN": TOKEN}}}}))
+    summary = tmp_path / "release-check.md"
+    done = release_check("--old", old, "--new", new, "--tasks", WEATHER_TASKS, "--no-stale",
+                         "--db", tmp_path / "rc.db", "--markdown", summary, "--format", "json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    rome = next(r for r in report["references"] if r["task"] == "weather-rome-tomorrow")
+    assert rome["new"] == "broken" and "the forecast service refused token ***" in rome["reasons"][0]
+    assert report["agents"] == []  # --no-stale and no --model: no agent ran
+    assert TOKEN not in done.stdout and TOKEN not in summary.read_text()
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("rc.db*"))  # the refreshes kept in the store
+    assert b"the forecast service refused token ***" in stored and TOKEN.encode() not in stored

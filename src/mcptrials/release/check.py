@@ -19,7 +19,7 @@ Infra failures (a server down, a provider error) leave the check ``incomplete`` 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from mcptrials.agents.base import Agent
@@ -32,6 +32,7 @@ from mcptrials.release.sources import ReleaseError, ReleasePair
 from mcptrials.release.touched import breaking, tasks_of_server, touched_tasks
 from mcptrials.replay.refresh import RefreshStore, TaskRefresh, refresh
 from mcptrials.run.runner import RunPlan, execute
+from mcptrials.safety.secrets import redact, run_secrets, scrub
 from mcptrials.servers.health import survey
 from mcptrials.servers.toolbox import Limits
 from mcptrials.store.db import Store, outcome_of
@@ -168,17 +169,30 @@ def _without_baseline(task: Task) -> Task:
     return task.model_copy(update={"provenance": {k: v for k, v in task.provenance.items() if k != "refresh"}})
 
 
+def _scrubbed(items: list[TaskRefresh], secrets: frozenset[str]) -> list[TaskRefresh]:
+    """The refreshes with every secret of the servers' configs masked in their reasons and results."""
+    if not secrets:
+        return items
+    return [replace(i, reasons=[redact(r, secrets) for r in i.reasons],
+                    results=[(redact(text, secrets), scrub(structured, secrets)) for text, structured in i.results])
+            for i in items]
+
+
 async def references(pair: ReleasePair, worlds: tuple[dict[str, ServerSpec], dict[str, ServerSpec]],
                      tasks: list[Task], old_tools: list[ToolInfo], store: Store,
-                     concurrency: int) -> list[ReferenceResult]:
-    """Refresh every task's reference on the old release (the baseline), then on the new one against it."""
+                     concurrency: int, secrets: frozenset[str] = frozenset()) -> list[ReferenceResult]:
+    """Refresh every task's reference on the old release (the baseline), then on the new one against it.
+
+    Both refreshes are stored in ``store``, with the secrets of the servers' configs masked (a tool's error
+    may quote one), as are the reasons returned.
+    """
     clean = [_without_baseline(t) for t in tasks]
-    before = await refresh(worlds[0], clean, None, concurrency)
+    before = _scrubbed(await refresh(worlds[0], clean, None, concurrency), secrets)
     store.save_tools(old_tools)  # the old schemas, so the new refresh names the patterns of a broken step
     saved = RefreshStore(store)
     saved.save(f"release-check {pair.server}@{pair.old.label}", before)
-    after: list[TaskRefresh] = await refresh(worlds[1], [b.task or t for b, t in zip(before, clean, strict=True)],
-                                             store, concurrency)
+    after = _scrubbed(await refresh(worlds[1], [b.task or t for b, t in zip(before, clean, strict=True)],
+                                    store, concurrency), secrets)
     saved.save(f"release-check {pair.server}@{pair.new.label}", after)
     return [ReferenceResult(task=t.id, old="broken" if b.verdict == "broken" else "passes", new=a.verdict,
                             reasons=a.reasons if b.verdict != "broken" else b.reasons, patterns=a.patterns)
@@ -298,7 +312,8 @@ async def check_release(pair: ReleasePair, world: dict[str, ServerSpec], tasks: 
     worlds = ({**world, pair.server: pair.old.spec}, {**world, pair.server: pair.new.spec})
     if mine:
         say(f"refreshing {len(mine)} task reference(s) on both releases")
-        check.references = await references(pair, worlds, mine, old_tools, store, settings.concurrency)
+        secrets = run_secrets([*worlds[0].values(), pair.new.spec], settings.models)
+        check.references = await references(pair, worlds, mine, old_tools, store, settings.concurrency, secrets)
         check.agents = await agents(worlds, mine, settings, store, say)
     check.findings = findings(check)
     return check
