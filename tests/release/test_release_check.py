@@ -1,4 +1,4 @@
-"""``mcptrials release-check`` as a CI runs it: a subprocess on two releases of real servers, its verdict and exit code."""
+"""``mcptrials release-check`` as a CI runs it: a subprocess on two releases of real servers, verdict and exit code."""
 
 from __future__ import annotations
 
@@ -50,8 +50,9 @@ def test_a_renamed_tool_and_a_required_parameter_break_the_release(tmp_path: Pat
     assert set(changes) == {"get_weather", "list_all_cities", "air_quality"}  # forecast did not change
     assert changes["get_weather"]["patterns"] == ["P13"] and changes["get_weather"]["tasks"] == ["weather-paris"]
     assert changes["get_weather"]["breaking"] == ["param_promoted units"]
-    assert changes["list_all_cities"]["status"] == "replaced" and changes["list_all_cities"]["old_name"] == "list_cities"
-    assert changes["list_all_cities"]["patterns"] == ["P5"] and changes["list_all_cities"]["tasks"] == ["weather-cities"]
+    renamed = changes["list_all_cities"]
+    assert renamed["status"] == "replaced" and renamed["old_name"] == "list_cities"
+    assert renamed["patterns"] == ["P5"] and renamed["tasks"] == ["weather-cities"]
     assert changes["air_quality"]["patterns"] == ["P2"] and not changes["air_quality"]["tasks"]
     assert not changes["air_quality"]["breaking"]
     refs = {r["task"]: (r["old"], r["new"]) for r in report["references"]}
@@ -70,7 +71,8 @@ def test_a_renamed_tool_and_a_required_parameter_break_the_release(tmp_path: Pat
     assert "**Verdict: ❌ breaking** (exit code 1)" in text
     assert "| `list_cities` → `list_all_cities` | replaced | P5 |" in text
     assert "| `weather-paris` | passes | broken |" in text
-    assert "| stale | none | 100 % (3/3) | 33 % (1/3) | `weather-paris`, `weather-cities` | – |" in text
+    assert "| stale | – | 100 % (3/3) | 33 % (1/3) | `weather-paris`, `weather-cities` | – |" in text
+    assert f"| react | scripted:{ADAPTING_MODEL} | 100 % (3/3) | 100 % (3/3) | – | – |" in text
     # the episodes are in the store as two versions of one server, so the rest of mcptrials reads them
     shown = subprocess.run([sys.executable, "-m", "mcptrials.cli", "report", "--db", str(tmp_path / "rc.db"),
                             "--format", "json"], capture_output=True, text=True, timeout=300)
@@ -176,7 +178,8 @@ def test_two_published_releases_of_the_everything_server(npm_bin: Path, tmp_path
     assert "| `add` → `get-sum` | replaced | P5 |" in summary.read_text()
 
 
-CRASHING = 'import os, sys\nsys.stderr.write("cannot log in with " + os.environ["WEATHER_TOKEN"] + "\\n")\nsys.exit(3)\n'
+CRASHING = ('import os, sys\nsys.stderr.write("cannot log in with " + os.environ["WEATHER_TOKEN"] + "\\n")\n'
+            'sys.exit(3)\n')
 TOKEN = "wx-token-8f2c41d9e7"
 
 

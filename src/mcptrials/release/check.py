@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from mcptrials.agents.base import Agent
-from mcptrials.evolve.changes import DiffReport
+from mcptrials.evolve.changes import Change, DiffReport
 from mcptrials.evolve.diff import diff_tool_lists
 from mcptrials.export.tool_list import wire_tool
 from mcptrials.model import ServerSpec, Task, ToolInfo, stable_hash
@@ -154,12 +154,17 @@ async def _tools(spec: ServerSpec, limits: Limits) -> tuple[list[ToolInfo], str 
     return found.tools, found.error
 
 
+def _label(change: Change, direction: bool = True) -> str:
+    """``param_promoted units (tightened)``: the kind, the parameter, and which way a contract moved."""
+    return change.kind.value + (f" {change.param}" if change.param else "") \
+        + (f" ({change.direction})" if direction and change.direction else "")
+
+
 def tool_changes(report: DiffReport, server: str, tasks: list[Task]) -> list[ToolChange]:
     """The diff's tools with their breaking changes and the tasks each touches."""
     return [ToolChange(tool=d.tool, old_name=d.old_name, status=d.status, patterns=d.patterns,
-                       changes=[c.kind.value + (f" {c.param}" if c.param else "")
-                                + (f" ({c.direction})" if c.direction else "") for c in d.changes],
-                       breaking=[c.kind.value + (f" {c.param}" if c.param else "") for c in d.changes if breaking(c)],
+                       changes=[_label(c) for c in d.changes],
+                       breaking=[_label(c, direction=False) for c in d.changes if breaking(c)],
                        tasks=touched_tasks(d, server, tasks))
             for d in report.tools]
 
@@ -238,7 +243,8 @@ async def agents(worlds: tuple[dict[str, ServerSpec], dict[str, ServerSpec]], ta
             result = await execute(plan, store, event)
             outcomes = _outcomes(store, plan)
             counts = {k: sum(o == k for v in outcomes.values() for o in v) for k in ("passed", "failed", "infra_error")}
-            say(f"{plan.model_spec} / {agent.name} on {'old' if version == 'v0' else 'new'} release ({version}): "
+            who = agent.name if chat is None else f"{chat.spec} ({agent.name})"
+            say(f"{who} on the {'old' if version == 'v0' else 'new'} release ({version}): "
                 f"passed {counts['passed']} of {sum(counts.values())} ({result.skipped} already stored)")
             per_version.append((counts, outcomes))
         (old_counts, old_out), (new_counts, new_out) = per_version

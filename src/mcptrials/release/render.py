@@ -51,7 +51,8 @@ def to_markdown(check: ReleaseCheck, exit_code: int) -> str:
                   "| agent | model | old release | new release | worse on new | better on new |",
                   "|---|---|---|---|---|---|"]
         for a in check.agents:
-            lines.append(f"| {a.agent} | {a.model} | {_rate(a.old)} | {_rate(a.new)} | {_code(a.regressions)} "
+            model = a.model if a.model != "none" else "–"
+            lines.append(f"| {a.agent} | {model} | {_rate(a.old)} | {_rate(a.new)} | {_code(a.regressions)} "
                          f"| {_code(a.fixes)} |")
         lines.append("")
     if check.findings:
