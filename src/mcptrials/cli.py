@@ -1409,6 +1409,79 @@ def diff(
     raise typer.Exit(diff_main(old, new, fmt))
 
 
+@app.command("release-check")
+def release_check(
+    old: Annotated[Path | None, typer.Option("--old", help="Servers config of the old release.")] = None,
+    new: Annotated[Path | None, typer.Option("--new", help="Servers config of the new release.")] = None,
+    servers: Annotated[Path | None, typer.Option(
+        "--servers", help="With --package or --git-ref: the servers config that starts the server.")] = None,
+    server: Annotated[str | None, typer.Option("--server", help="The server to check (when a config holds several).")]
+    = None,
+    package: Annotated[str | None, typer.Option("--package", help="npm or PyPI package the server runs.")] = None,
+    old_version: Annotated[str | None, typer.Option("--old-version", help="Published version of the old release.")]
+    = None,
+    new_version: Annotated[str | None, typer.Option("--new-version", help="Published version of the new release.")]
+    = None,
+    registry: Annotated[str | None, typer.Option(
+        "--registry", help="npm or pypi (default: guessed from the config's command).")] = None,
+    extras: Annotated[list[str] | None, typer.Option(
+        "--with", help="Extra requirement installed beside both package versions (repeatable), e.g. 'mcp<2'.")]
+    = None,
+    git_ref: Annotated[str | None, typer.Option(
+        "--git-ref", help="Git ref of the old release of a server run from a git work tree.")] = None,
+    new_git_ref: Annotated[str | None, typer.Option(
+        "--new-git-ref", help="Git ref of the new release (default: the work tree as it is).")] = None,
+    tasks: Annotated[list[Path] | None, typer.Option(
+        "--tasks", help="Task file(s) or folder(s); the tasks using the server are checked (default: the "
+                        "bundled suite's).")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Model spec (repeatable): react with it runs on both releases.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL.")] = None,
+    stale: Annotated[bool, typer.Option(
+        "--stale/--no-stale", help="Run the stale agent (the old release's plans) on both releases.")] = True,
+    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Attempts per task and release.")] = 1,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model turns per episode.")] = 20,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes at once.")] = 4,
+    start_timeout: StartTimeoutOpt = 30.0,
+    db: Annotated[str | None, typer.Option(
+        "--db", help=DB_HELP + " Default: a file named after the check in the temp folder.")] = None,
+    markdown: Annotated[Path | None, typer.Option(
+        "--markdown", help="Write the Markdown summary (for a pull request) here.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, markdown or json.")] = "table",
+    fail_on: Annotated[str, typer.Option(
+        "--fail-on", help="breaking (default), or warnings: compatible-with-warnings fails the gate too.")]
+    = "breaking",
+    inputs: InputOpt = None,
+) -> None:
+    """Check a new release of a server against the old one: tool diff (P1-P18), tasks touched, references, agents.
+
+    Exit codes: 0 compatible or compatible-with-warnings; 1 breaking (or warnings with --fail-on warnings);
+    2 bad input; 3 stopped by a model error no retry fixes; 5 incomplete (infra errors, nothing breaking);
+    6 the result store's database server stopped answering.
+    """
+    from mcptrials.release.command import ReleaseCheckRequest, run_release_check
+    from mcptrials.release.install import InstallError
+    from mcptrials.release.sources import ReleaseError
+    from mcptrials.run.runner import FatalRunError
+
+    request = ReleaseCheckRequest(
+        old=old, new=new, servers=servers, server=server, package=package, old_version=old_version,
+        new_version=new_version, registry=registry, extras=extras or [], git_ref=git_ref, new_git_ref=new_git_ref,
+        tasks=tasks or [],
+        models=model or [], base_url=base_url, stale=stale, attempts=attempts, max_turns=max_turns,
+        concurrency=concurrency, start_timeout=start_timeout, db=db, markdown=markdown, fmt=fmt, fail_on=fail_on,
+        inputs=inputs or [])
+    with _user_errors():
+        try:
+            code = run_release_check(request, out, err)
+        except (ReleaseError, InstallError) as exc:
+            raise UsageError(str(exc)) from None
+        except FatalRunError as exc:
+            err.print(f"[red]release check stopped:[/red] {escape(str(exc))}", highlight=False)
+            raise typer.Exit(3) from None
+    raise typer.Exit(code)
+
+
 @bench_app.command("retrieval")
 def bench_retrieval(
     servers: ServersOpt = None,
