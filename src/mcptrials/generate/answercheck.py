@@ -56,7 +56,8 @@ _RELATED = [{"price", "fare", "cost", "costs", "fee", "charge", "amount", "pay",
             {"count", "number", "many", "total", "quantity", "stock", "units", "left"},
             {"when", "time", "hour", "date", "day"}, {"company", "organisation", "organization", "org", "employer"},
             {"title", "name", "called"}, {"where", "location", "place", "city", "address", "venue"},
-            {"long", "duration", "takes", "minutes", "minute", "mins", "hours"}]
+            {"long", "duration", "takes", "minutes", "minute", "mins", "hours"},
+            {"accurate", "accuracy", "error", "errors", "precise", "precision", "mae", "rmse"}]
 
 
 def _related(a: str, b: str) -> bool:
@@ -245,6 +246,18 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _RANGE_END = re.compile(r"\d[:.h]?\d*\s?(?:[-\u2013]|to|until|till)\s?$")
 
 
+def _quote_around(value: Value, answer: str) -> Value:
+    """The quoted title a name sits in ("Long Documents" in "Sparse Routing ... in Long Documents"), or the name."""
+    return next((q for q in quoted_spans(answer) if q.start <= value.start and value.end <= q.end), value)
+
+
+def _subject_of_request(value: Value, wanted: set[str]) -> bool:
+    """Whether a name (a title) is what the request already describes: most of its content words are the
+    request's ("the study that predicts geyser eruptions" for "Predicting Geyser Eruption Intervals")."""
+    words = goal_words(str(value.value))
+    return len(words) >= 3 and sum(_names_goal({w}, wanted) for w in words) * 2 >= len(words)
+
+
 def _aside(value: Value, answer: str) -> bool:
     """Whether a value sits inside parentheses of the answer: a supporting detail, not what was asked."""
     norm = normalise_text(answer, fold=False)
@@ -355,6 +368,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
             grounded.append(value)
     named = []
     asks_who = bool(re.search(r"(?i)\bwho(?:m|se|'s)?\b", asked))
+    asks_name = bool(re.search(r"(?i)\bwhich\b|\b(?:title|name|called)\b", asked))
     for v in grounded:
         if v.kind == "number" and assigned_label(v, answer, goal):
             named.append(v)  # "x = 1" for the x the goal asks about
@@ -362,6 +376,8 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         keys, structured = _keys_of(v, docs)
         if v.kind == "name" and not whole_field(v, docs):
             continue  # a capitalised phrase inside running text (a title, a heading) is not an item
+        if v.kind == "name" and not asks_name and _subject_of_request(_quote_around(v, answer), wanted):
+            continue  # the paper the request describes in its own words: found, not asked for
         if v.kind == "name" and asks_who and len(str(v.value).split()) >= 2 and _names_goal(_clause_words(v, answer),
                                                                                           wanted):
             named.append(v)  # "who is reviewing it": the person the clause saying "reviewing" names

@@ -29,6 +29,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CODE = re.compile(r"(?<![\w@.-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w@-])")
 _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:md|txt|json|csv|tsv|py|js|ts|"
                    r"yaml|yml|toml|html|xml|pdf|log|ini|cfg|db|sqlite|png|jpg|ics|eml)(?![\w.])")
+_URL = re.compile(r"\bhttps?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-zA-Z&-]+(?:'[a-z]+)?(?:[ \t]+[A-Z][a-zA-Z&-]+(?:'[a-z]+)?)*")
 _QUOTED = re.compile(r"[\"“‘']([^\"”’'\n]{3,80})[\"”’']")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[-*•]\s+)$")
@@ -74,6 +75,8 @@ def values_in(text: str, *, year: int | None = None, small: bool = False) -> lis
     for m in PHONE.finditer(norm):
         found.append(Value("phone", m.group(), m.start(), m.end(), m.group()))
     for m in _PATH.finditer(norm):
+        found.append(Value("path", m.group(), m.start(), m.end(), m.group()))
+    for m in _URL.finditer(norm):  # a link is where something is, as a path is
         found.append(Value("path", m.group(), m.start(), m.end(), m.group()))
     for m in _CODE.finditer(norm):
         if _UNIT_CODE.match(m.group()):

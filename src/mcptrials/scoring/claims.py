@@ -491,7 +491,9 @@ def check_facts(text: str, facts: Sequence[Fact], *, fold: bool = True) -> list[
             continue
         readings = [_bind(sentence, "after", norm, facts), _bind(sentence, "before", norm, facts)]
         reach = [len({b.label for b in bindings if not b.denied}) for bindings, _wrong in readings]
-        readings = [r for r, n in zip(readings, reach, strict=True) if n == max(reach)]  # "L1 V1, L2 V2"
+        if not any(n == max(reach) and not wrong for n, (_b, wrong) in zip(reach, readings, strict=True)):
+            # "high 18.9, low 23.5": the reading that gives every label a value, wrongly, is what it says
+            readings = [r for r, n in zip(readings, reach, strict=True) if n == max(reach)]
         clean = [bindings for bindings, wrong in readings if not wrong]
         chosen = clean if clean else [max(readings, key=lambda r: sum(
             bool(b.right) and not b.denied for b in r[0]) - r[1])[0]]
