@@ -538,22 +538,11 @@ def _replayed_worlds(replayed: Any, chosen: list[Task], stages: str | None,
 
 def _check_version_labels(specs: dict[str, ServerSpec], worlds: list[tuple[str, dict[str, ServerSpec], list[Task]]],
                           results: list[tuple[Any, Any]], store: Any) -> None:
-    """Say, and record with each run, where a declared version's server disagrees with its label."""
-    from mcptrials.evolve.releases import expected_labels
-    from mcptrials.run.version_check import label_warnings
+    """Say where a declared version's server disagrees with its label (recorded with each run it concerns)."""
+    from mcptrials.run.version_check import check_run_labels
 
-    expected = expected_labels(specs, worlds)
-    if not any(expected.values()):
-        return
-    seen: dict[str, dict[str, set[Any]]] = {}
-    for plan, result in results:
-        for server, found in result.identities.items():
-            seen.setdefault(plan.version, {}).setdefault(server, set()).update(found)
-    for warning in label_warnings(expected, seen):
-        err.print(f"[yellow]warning:[/yellow] {escape(warning.text)}", highlight=False, soft_wrap=True)
-        for plan, result in results:
-            if plan.version in warning.versions:
-                store.add_run_warnings(result.run_id, [warning.text])
+    for text in check_run_labels(specs, worlds, [(plan.version, result) for plan, result in results], store):
+        err.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
 
 
 def _lint_specs(plans: list[Any], live: bool, releases: bool = False) -> None:

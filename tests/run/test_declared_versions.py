@@ -141,3 +141,21 @@ def test_an_unknown_label_in_versions_is_one_line_and_exit_2(tmp_path: Path) -> 
     assert not (tmp_path / "store.db").exists()
     both = run(config, tasks, tmp_path / "store.db", "--versions", "1.0", "--stages", "v0,v1")
     assert both.returncode == 2 and both.stderr.startswith("error: give --versions or --stages, not both")
+
+
+def test_the_api_runs_declared_versions_and_warns_about_a_contradicted_label(tmp_path: Path) -> None:
+    import mcptrials
+
+    config, tasks = write_world(tmp_path, {"versions": {"1.0": release("1.0"), "1.1": release("1.0")}})
+    with pytest.warns(UserWarning) as caught:
+        results = mcptrials.run_tasks(mcptrials.load_tasks(tasks)[:1], mcptrials.load_servers(config),
+                                      agent="reference", versions="1.0,1.1", db=tmp_path / "api.db")
+    said = [str(w.message) for w in caught]
+    assert len(said) == 2 and said[0].startswith("server 'demo' version '1.1' reports itself as release-demo 1.0")
+    assert said[1].startswith("server 'demo' versions '1.0' and '1.1' look like one build")
+    assert [r.completed for r in results] == [1, 1]
+    versions = sorted(e.version for e in mcptrials.read_episodes(tmp_path / "api.db"))
+    assert versions == ["1.0", "1.1"]
+    with pytest.raises(ValueError, match="no server declares version 'v3'.*lineage stages go to --stages"):
+        mcptrials.run_tasks(mcptrials.load_tasks(tasks), mcptrials.load_servers(config), agent="reference",
+                            versions="v3", db=tmp_path / "api.db")

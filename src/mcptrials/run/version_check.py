@@ -8,10 +8,13 @@ told in the run output and recorded with the run.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mcptrials.run.runner import Identity
+from mcptrials.evolve.releases import World, expected_labels
+from mcptrials.model import ServerSpec
+from mcptrials.run.runner import Identity, RunResult
+from mcptrials.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,21 @@ def label_warnings(expected: Mapping[str, Mapping[str, str]],
                                                 f"same tools (hash {tools_hash}) and reported version "
                                                 f"{version or '(none)'}"))
     return out
+
+
+def check_run_labels(specs: Mapping[str, ServerSpec], worlds: list[World],
+                     results: Sequence[tuple[str, RunResult]], store: Store) -> list[str]:
+    """The warnings on a run's declared versions (``results``: each version's run), each recorded with its runs."""
+    expected = expected_labels(specs, worlds)
+    if not any(expected.values()):
+        return []
+    seen: dict[str, dict[str, set[Identity]]] = {}
+    for version, result in results:
+        for server, found in result.identities.items():
+            seen.setdefault(version, {}).setdefault(server, set()).update(found)
+    found_warnings = label_warnings(expected, seen)
+    for warning in found_warnings:
+        for version, result in results:
+            if version in warning.versions:
+                store.add_run_warnings(result.run_id, [warning.text])
+    return [w.text for w in found_warnings]
