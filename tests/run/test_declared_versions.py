@@ -156,6 +156,6 @@ def test_the_api_runs_declared_versions_and_warns_about_a_contradicted_label(tmp
     assert [r.completed for r in results] == [1, 1]
     versions = sorted(e.version for e in mcptrials.read_episodes(tmp_path / "api.db"))
     assert versions == ["1.0", "1.1"]
-    with pytest.raises(ValueError, match="no server declares version 'v3'.*lineage stages go to --stages"):
+    with pytest.raises(ValueError, match=r"no server declares version 'v3'.*lineage stages go to --stages"):
         mcptrials.run_tasks(mcptrials.load_tasks(tasks), mcptrials.load_servers(config), agent="reference",
                             versions="v3", db=tmp_path / "api.db")
