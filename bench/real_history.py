@@ -28,8 +28,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 CACHE = Path.home() / ".cache" / "mcptrials" / "real-history"
 HERE = Path(__file__).parent
 TASKS = HERE / "real_history_tasks.yaml"
@@ -91,32 +89,67 @@ def config_of(server: str) -> dict[str, Any]:
     return {"mcpServers": {server: entry}}
 
 
-async def _tool_lists(server: str) -> dict[str, dict[str, str]]:
+LIST_TOOLS = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2024-11-05", "capabilities": {},
+                "clientInfo": {"name": "real-history", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def _raw_tools(command: str, args: list[str], env: dict[str, str], sandbox: str) -> tuple[dict[str, Any], str]:
+    """A release's tool list as it sends it (not through the SDK, which refuses some published lists), and its
+    ``serverInfo``: by JSON-RPC over stdio, one line per message."""
+    from mcptrials.model import stable_hash
+
+    fill = [a.replace("${MCPTRIALS_SANDBOX}", sandbox) for a in args]
+    environ = {**os.environ, **{k: v.replace("${MCPTRIALS_SANDBOX}", sandbox) for k, v in env.items()}}
+    process = subprocess.Popen([command, *fill], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env=environ, cwd=sandbox)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write("".join(json.dumps(m) + "\n" for m in LIST_TOOLS))
+        process.stdin.flush()
+        info, tools = "", {}
+        for line in process.stdout:
+            message = json.loads(line) if line.startswith("{") else {}
+            if message.get("id") == 1:
+                server = message.get("result", {}).get("serverInfo", {})
+                info = f"{server.get('name')} {server.get('version')}"
+            if message.get("id") == 2:
+                tools = {t["name"]: stable_hash([t.get("description"), t.get("inputSchema")])
+                         for t in message.get("result", {}).get("tools", [])}
+                break
+        return dict(sorted(tools.items())), info
+    finally:
+        process.kill()
+        process.wait()
+
+
+def _tool_lists(server: str) -> dict[str, tuple[dict[str, str], str]]:
     from mcptrials.servers.config import parse_servers
-    from mcptrials.servers.health import list_tools
     from mcptrials.servers.versions import declared_versions
 
     spec = parse_servers(config_of(server), "real-history", environ={})[server]
     out = {}
     for label, version in declared_versions(spec).items():
-        with tempfile.TemporaryDirectory() as sandbox:  # ${MCPTRIALS_SANDBOX} for the listing
-            started = version.spec.model_copy(update={
-                "args": [a.replace("${MCPTRIALS_SANDBOX}", sandbox) for a in version.spec.args],
-                "env": {k: v.replace("${MCPTRIALS_SANDBOX}", sandbox) for k, v in version.spec.env.items()}})
-            found = await list_tools([started])
-        out[label] = {t.name: t.schema_hash for t in sorted(found.get(server, []), key=lambda t: t.name)}
+        with tempfile.TemporaryDirectory() as sandbox:
+            assert version.spec.command is not None
+            out[label] = _raw_tools(version.spec.command, version.spec.args, version.spec.env, sandbox)
     return out
 
 
 def tool_diffs(server: str) -> dict[str, Any]:
     """Tool names per release and what each release added, removed and re-described against the one before."""
-    lists = anyio.run(_tool_lists, server)
+    found = _tool_lists(server)
+    lists = {label: tools for label, (tools, _) in found.items()}
     steps = [{"from": a, "to": b, "added": sorted(set(lists[b]) - set(lists[a])),
               "removed": sorted(set(lists[a]) - set(lists[b])),
               "schema_changed": sorted(t for t in set(lists[a]) & set(lists[b]) if lists[a][t] != lists[b][t])}
              for a, b in itertools.pairwise(lists)]
     return {"package": RELEASES[server]["package"], "tools": {v: sorted(t) for v, t in lists.items()},
-            "steps": steps}
+            "server_info": {label: info for label, (_, info) in found.items()}, "steps": steps}
 
 
 def git_repo() -> Path:
@@ -178,6 +211,8 @@ def run_releases(server: str, model: str, folder: Path) -> dict[str, Any]:
     import mcptrials
     from mcptrials.servers.config import load_servers
 
+    for stale in (CACHE / "npm").glob("memory-*/node_modules/@modelcontextprotocol/server-memory/dist/memory.json"):
+        stale.unlink()  # a release that keeps its graph in its own folder (0.6.2) starts empty on every bench run
     config = folder / f"{server}_servers.json"
     config.write_text(json.dumps(config_of(server)))
     db = folder / f"{server}.db"
@@ -185,7 +220,7 @@ def run_releases(server: str, model: str, folder: Path) -> dict[str, Any]:
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         mcptrials.run_tasks(mcptrials.load_tasks(tasks_of(server, folder)), load_servers(config), agent="react",
-                            model=model, db=db, concurrency=2, max_turns=12)
+                            model=model, db=db, concurrency=1, max_turns=12)  # one at a time: shared state
     return {**_figures(_report(db)), "seconds": round(time.perf_counter() - t0, 1),
             "label_warnings": [str(w.message) for w in said if "reports itself" in str(w.message)
                                or "look like one build" in str(w.message)]}
@@ -197,7 +232,7 @@ def run_lineage(lineage: str, folder: Path) -> dict[str, Any]:
 
     tasks = [t for t in mcptrials.load_tasks() if t.servers == [lineage]]
     db = folder / f"lineage-{lineage}.db"
-    mcptrials.run_tasks(tasks, agent="stale", stages="early,middle,late", db=db, concurrency=2)
+    mcptrials.run_tasks(tasks, agent="stale", stages="early,middle,late", db=db, concurrency=1)
     return _figures(_report(db))
 
 

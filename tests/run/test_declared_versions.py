@@ -70,6 +70,10 @@ def assert_two_versions(db: Path) -> None:
     assert evolution["broken_tasks"] == [{"task_id": "t-shout", "from": "1.0", "to": "2.0", "operators": []}]
     table = cli("report", "--db", str(db))
     assert table.returncode == 0 and "1.0" in table.stdout and "2.0" in table.stdout
+    html = cli("report", "--db", str(db), "--format", "html", "-o", str(db.with_suffix(".html")))
+    assert html.returncode == 0, html.stderr
+    page = db.with_suffix(".html").read_text()
+    assert "<td>1.0, 2.0</td>" in page and "t-shout: 1.0 → 2.0" in page
     with TestClient(create_app(*open_store(str(db))), base_url="http://127.0.0.1") as client:
         page = client.get("/matrix")
         assert page.status_code == 200
