@@ -43,12 +43,16 @@ RELEASES: dict[str, dict[str, Any]] = {
                    "bin": "mcp-server-everything", "versions": ["0.6.2", "2025.7.1", "2026.8.31"],
                    "args": ["stdio"]},
     "git": {"registry": "pypi", "package": "mcp-server-git", "module": "mcp_server_git",
-            "versions": ["0.6.2", "2025.7.1", "2026.10.19"]},
+            "versions": ["0.6.2", "2025.7.1", "2026.10.19"], "pins": {"0.6.2": ["mcp<2"], "2025.7.1": ["mcp<2"]}},
     "time": {"registry": "pypi", "package": "mcp-server-time", "module": "mcp_server_time",
-             "versions": ["0.6.2", "2025.7.1", "2026.10.19"], "args": ["--local-timezone", "UTC"]},
+             "versions": ["0.6.2", "2025.7.1", "2026.10.19"], "args": ["--local-timezone", "UTC"],
+             "pins": {"0.6.2": ["mcp<2"], "2025.7.1": ["mcp<2"]}},
     "fetch": {"registry": "pypi", "package": "mcp-server-fetch", "module": "mcp_server_fetch",
-              "versions": ["0.6.2", "2025.4.7", "2026.10.24"], "tasks": False},  # its tasks need the internet
+              "versions": ["0.6.2", "2025.4.7", "2026.10.24"], "tasks": False,  # its tasks need the internet
+              "pins": {"0.6.2": ["mcp<2"], "2025.4.7": ["mcp<2"]}},
 }
+"""The older PyPI releases leave ``mcp`` unpinned: installed today they get mcp 2.x and fail to import
+(``McpError`` is gone), so ``pins`` installs them beside the mcp 1.x they were written for."""
 
 
 def install(server: str, version: str) -> Path:
@@ -64,7 +68,7 @@ def install(server: str, version: str) -> Path:
                    f"{info['package']}@{version}"]
     else:
         command = [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(folder),
-                   f"{info['package']}=={version}"]
+                   f"{info['package']}=={version}", *info.get("pins", {}).get(version, [])]
     subprocess.run(command, check=True, capture_output=True, timeout=900, env={**os.environ, "PIP_CONSTRAINT": ""})
     marker.write_text(version)
     return folder
