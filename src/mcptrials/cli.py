@@ -1148,7 +1148,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
     results = []
     for version, v_specs, v_tasks in worlds:
         found = anyio.run(check_references, v_specs, v_tasks, concurrency, 2 if repeat else 1)
-        if stages:
+        if len(worlds) > 1 or stages:  # a version each (stages, or the versions the config declares)
             bad = sum(not r.passed for r in found)
             (err if fmt == "json" else out).print(
                 plain(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}"))

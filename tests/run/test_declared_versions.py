@@ -163,3 +163,21 @@ def test_the_api_runs_declared_versions_and_warns_about_a_contradicted_label(tmp
     with pytest.raises(ValueError, match=r"no server declares version 'v3'.*lineage stages go to --stages"):
         mcptrials.run_tasks(mcptrials.load_tasks(tasks), mcptrials.load_servers(config), agent="reference",
                             versions="v3", db=tmp_path / "api.db")
+
+
+@pytest.mark.slow
+def test_a_checkpoint_on_a_tool_one_release_dropped_is_said_not_fatal(tmp_path: Path) -> None:
+    from mcptrials.model import ToolEffectCheckpoint
+
+    config, _ = write_world(tmp_path, {"versions": {"1.0": release("1.0"), "2.0": release("2.0")}})
+    tasks = tmp_path / "effect.jsonl"
+    tasks.write_text(Task(id="t-shouted", prompt="Shout 'quiet'.", servers=["demo"],
+                          spec=TaskSpec(checkpoints=[ToolEffectCheckpoint(id="shouted", tools=["demo__shout"])]),
+                          reference=[PlannedCall(tool="demo__shout", args={"text": "quiet"})]).model_dump_json() + "\n")
+    done = run(config, tasks, tmp_path / "store.db")
+    assert done.returncode == 0, done.stderr
+    assert "warning: task 't-shouted': checkpoint 'shouted': member 'demo__shout' is not offered on 2.0 only: its " \
+           "episodes there cannot pass" in done.stderr
+    # on the new release alone, nothing offers the checkpoint's tool: the usual lint stops the run
+    alone = run(config, tasks, tmp_path / "other.db", "--versions", "2.0")
+    assert alone.returncode == 2 and "spec lint: task 't-shouted'" in alone.stderr
