@@ -1034,6 +1034,8 @@ def servers_tools(
         "--out", help="Save the tool list as JSON ({\"tools\": [...]}, what `mcptrials diff` compares).")] = None,
     stage: Annotated[str | None, typer.Option("--stage", help="The server at this version of its lineage (v3).")]
     = None,
+    version: Annotated[str | None, typer.Option(
+        "--version", help="The server at this version its config declares (default: the first declared).")] = None,
     lineages: LineagesOpt = None,
     inputs: InputOpt = None,
 ) -> None:
@@ -1046,8 +1048,8 @@ def servers_tools(
         specs, _ = load_world(servers, None, inputs)
         if name not in specs:
             raise UsageError(f"no server {name!r} (known: {', '.join(sorted(specs))})")
-        if stage:
-            specs = versioned_worlds({name: specs[name]}, [], stage, lineages)[-1][1]
+        if stage or version:
+            specs = versioned_worlds({name: specs[name]}, [], stage, lineages, version)[-1][1]
         tools = anyio.run(list_tools, [specs[name]])[name]
         if not tools:
             raise UsageError(f"server {name!r} listed no tools (did it start? try `mcptrials servers check`)")

@@ -181,3 +181,14 @@ def test_a_checkpoint_on_a_tool_one_release_dropped_is_said_not_fatal(tmp_path: 
     # on the new release alone, nothing offers the checkpoint's tool: the usual lint stops the run
     alone = run(config, tasks, tmp_path / "other.db", "--versions", "2.0")
     assert alone.returncode == 2 and "spec lint: task 't-shouted'" in alone.stderr
+
+
+def test_servers_tools_lists_one_declared_version(tmp_path: Path) -> None:
+    config, _ = write_world(tmp_path, {"versions": {"1.0": release("1.0"), "2.0": release("2.0")}})
+    listed = {label: cli("servers", "tools", "demo", "--servers", str(config), "--version", label)
+              for label in ("1.0", "2.0")}
+    assert all(done.returncode == 0 for done in listed.values()), listed
+    assert "shout" in listed["1.0"].stdout and "yell" not in listed["1.0"].stdout
+    assert "yell" in listed["2.0"].stdout and "shout" not in listed["2.0"].stdout
+    unknown = cli("servers", "tools", "demo", "--servers", str(config), "--version", "9")
+    assert unknown.returncode == 2 and "no server declares version '9' (declared: 1.0, 2.0)" in unknown.stderr
