@@ -336,7 +336,8 @@ def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
 def _shadows_loaded(pythonpath: str) -> bool:
     """Whether a ``PYTHONPATH`` folder holds its own copy of a package already imported here (``pip install
     --target`` of an old release with its own ``mcp``): a forked child would keep the template's copy."""
-    loaded = {name.partition(".")[0] for name in sys.modules}
+    loaded = {name for name, module in list(sys.modules.items())  # installed packages, not a test's own modules
+              if "." not in name and "-packages" in (getattr(module, "__file__", None) or "")}
     for folder in (p for p in pythonpath.split(os.pathsep) if p):
         try:
             entries = os.listdir(folder)
