@@ -37,7 +37,8 @@ def load_tasks(*paths: str | Path) -> list[Task]:
 
 def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec] | None = None, *,
         model: str | None = None, agent: str = "react", attempts: int = 1, stages: str | None = None,
-        lineages: str | Path | None = None, db: str | Path = "mcptrials.db", concurrency: int = 4,
+        versions: str | None = None, lineages: str | Path | None = None, db: str | Path = "mcptrials.db",
+        concurrency: int = 4,
         max_turns: int = 20, max_repeats: int = 3, max_episode_tokens: int | None = None,
         base_url: str | None = None, temperature: float | None = 0.0, max_tokens: int | None = 2048,
         seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None) -> list[RunResult]:
@@ -46,12 +47,15 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     ``model`` is a spec as for ``--model`` and is required for every agent but the model-free ``reference``
     and ``stale`` (``model="local:"`` is the embedded llama.cpp model: offline but slow, minutes per task);
     without one a ``ValueError`` says so before anything runs. ``stages`` picks server versions
-    (``"v0,v3"``) from ``lineages`` (default: the bundled ones).
+    (``"v0,v3"``) from ``lineages`` (default: the bundled ones); ``versions`` picks versions the servers config
+    declares (``"2025.3.28,2025.7.1"``; default: every declared one). A declared version whose server says it
+    is another is warned about (``UserWarning``) and recorded with its run.
     """
     import anyio
 
     from mcptrials.agents.registry import MODEL_FREE
     from mcptrials.evolve.lineage_check import versioned_worlds
+    from mcptrials.evolve.releases import declared_worlds
     from mcptrials.models.base import SamplingSettings
     from mcptrials.models.registry import load_model
     from mcptrials.run.options import DesignOptions, build_agent, prepare_offer
@@ -73,8 +77,9 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     chat = None if agent in MODEL_FREE or model is None else load_model(
         model, base_url=base_url,
         sampling=SamplingSettings(temperature=temperature, max_tokens=max_tokens, seed=seed))
-    worlds = versioned_worlds(specs, chosen, stages, Path(lineages) if lineages is not None else None,
-                              warn=lambda text: warnings.warn(text, stacklevel=2))
+    folder = Path(lineages) if lineages is not None else None
+    worlds = declared_worlds(specs, chosen, stages, versions, folder) or versioned_worlds(
+        specs, chosen, stages, folder, warn=lambda text: warnings.warn(text, stacklevel=2))
     store = Store(db)
     plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                      agent=design, pool="task", distractors=offer_setting, limits=Limits(call_timeout=call_timeout),
@@ -87,8 +92,14 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     async def run_all() -> list[RunResult]:
         return [await execute(plan, store, say) for plan in plans]
 
+    from mcptrials.run.version_check import check_run_labels
+
     try:
-        return anyio.run(run_all)
+        results = anyio.run(run_all)
+        for text in check_run_labels(specs, worlds, [(p.version, r) for p, r in zip(plans, results, strict=True)],
+                                     store):
+            warnings.warn(text, stacklevel=2)
+        return results
     finally:
         store.close()
 

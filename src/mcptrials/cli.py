@@ -140,11 +140,21 @@ StagesOpt = Annotated[str | None, typer.Option("--stages", help=STAGES_HELP)]
 LineagesOpt = Annotated[Path | None, typer.Option("--lineages", help=LINEAGES_HELP)]
 
 
-def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: str | None,
-                     lineages: Path | None) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
-    """(version, servers, rewritten tasks) for each requested version; just v0 without --stages."""
-    from mcptrials.evolve.lineage_check import versioned_worlds as choose
+VERSIONS_HELP = ("Versions the servers config declares (\"versions\": {label: ...}), comma-separated labels; "
+                 "default: every declared version.")
 
+
+def versioned_worlds(specs: dict[str, ServerSpec], tasks: list[Task], stages: str | None,
+                     lineages: Path | None, versions: str | None = None,
+                     ) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
+    """(version, servers, rewritten tasks) for each requested version: declared versions (--versions, or every
+    one the config declares), lineage stages (--stages), else the servers as configured (v0)."""
+    from mcptrials.evolve.lineage_check import versioned_worlds as choose
+    from mcptrials.evolve.releases import declared_worlds
+
+    declared = declared_worlds(specs, tasks, stages, versions, lineages)
+    if declared is not None:
+        return declared
     return choose(specs, tasks, stages, lineages,
                   warn=lambda text: err.print(f"[yellow]warning:[/yellow] {escape(text)}"))
 
@@ -234,6 +244,7 @@ RunTasksOpt = Annotated[list[Path] | None, typer.Option(
 RunInputOpt = Annotated[list[str] | None, typer.Option("--input", help=INPUT_HELP, rich_help_panel=P_WORLD)]
 RunStagesOpt = Annotated[str | None, typer.Option("--stages", help=STAGES_HELP, rich_help_panel=P_WORLD)]
 RunLineagesOpt = Annotated[Path | None, typer.Option("--lineages", help=LINEAGES_HELP, rich_help_panel=P_WORLD)]
+RunVersionsOpt = Annotated[str | None, typer.Option("--versions", help=VERSIONS_HELP, rich_help_panel=P_WORLD)]
 RunStartTimeoutOpt = Annotated[float, typer.Option(
     "--start-timeout", min=0.1, help=START_TIMEOUT_HELP, rich_help_panel=P_LIMITS)]
 RunDbOpt = Annotated[str, typer.Option("--db", help=DB_HELP, rich_help_panel=P_STORE)]
@@ -317,6 +328,7 @@ def run(
         "--distractor-seed", help="Seed of the distractor choice.", rich_help_panel=P_WORLD)] = 0,
     stages: RunStagesOpt = None,
     lineages: RunLineagesOpt = None,
+    versions: RunVersionsOpt = None,
     inputs: RunInputOpt = None,
     reuse: Annotated[bool, typer.Option(
         "--reuse/--no-reuse", rich_help_panel=P_WORLD,
@@ -375,6 +387,7 @@ def run(
     signal N (130 for Ctrl-C, 143 for SIGTERM).
     """
     from mcptrials.agents.registry import AGENTS, MODEL_FREE
+    from mcptrials.evolve.releases import declares_versions
     from mcptrials.models.base import SamplingSettings
     from mcptrials.run.executors import make_executor
     from mcptrials.run.options import DesignOptions, build_agent, prepare_offer
@@ -416,21 +429,22 @@ def run(
                                     reasoning_effort=reasoning_effort)
         chats = [None] if agent in MODEL_FREE else _models(model or [], models_file, base_url, sampling, prices,
                                                           tool_mode, constrained)
+        worlds = versioned_worlds(specs, chosen, stages, lineages, versions) if replayed is None \
+            else _replayed_worlds(replayed, chosen, stages, versions)
         plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                          agent=design, pool=pool, distractors=offer_setting,
                          limits=Limits(call_timeout=call_timeout, start_timeout=start_timeout,
                                        output_cap=output_cap), max_cost=max_cost,
                          version=version, reuse=reuse)
-                 for chat in chats for version, v_specs, v_tasks in (
-                     versioned_worlds(specs, chosen, stages, lineages) if replayed is None
-                     else replayed.worlds(chosen, stages))]
+                 for chat in chats for version, v_specs, v_tasks in worlds]
         from mcptrials.servers.blobs import BlobStore
         from mcptrials.servers.client import ClientOptions
 
         sampler = _models([sampling_model], None, base_url, sampling, prices, tool_mode, False)[0] \
             if sampling_model else None
         _check_local_builds([*chats, sampler])  # before the store is touched: a crashing build leaves no trace
-        _lint_specs(plans, live=replayed is None and executor == "local")
+        _lint_specs(plans, live=replayed is None and executor == "local",
+                    releases=replayed is None and not stages and declares_versions(specs))
         for plan in plans:
             plan.replay = replayed.replay if replayed is not None else None
             plan.client = ClientOptions(sampling_model=sampler, blobs=BlobStore.beside(db),
@@ -452,6 +466,7 @@ def run(
     from mcptrials.report.headline import distinct_infra, pass_headline
 
     infra_left = [0]
+    results: list[tuple[RunPlan, Any]] = []
 
     async def run_plans() -> None:
         # one event loop for every plan: providers keep pooled connections that belong to the loop
@@ -459,6 +474,7 @@ def run(
             view = _ProgressView(err, f"{plan.model_spec} / {plan.agent.name} / {plan.version}")
             with view.progress:
                 result = await execute(plan, store, view)
+            results.append((plan, result))
             counts = result.counts
             err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                             f"{result.duration_s:.1f}s: passed "
@@ -490,6 +506,8 @@ def run(
     except KeyboardInterrupt:
         err.print("interrupted: finished episodes are stored; re-run the same command to resume.")
         raise typer.Exit(exit_code(signals)) from None
+    if replayed is None:
+        _check_version_labels(specs, worlds, results, store)
     from mcptrials.report.render import print_tables
     from mcptrials.report.summary import report_from_store
 
@@ -503,14 +521,49 @@ def run(
         raise typer.Exit(INFRA_LEFT)
 
 
-def _lint_specs(plans: list[Any], live: bool) -> None:
-    """Stop before any episode when a spec can never be met (``tasks check``'s lint, ``run.preflight``)."""
+def _replayed_worlds(replayed: Any, chosen: list[Task], stages: str | None,
+                     versions: str | None) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
+    """The recorded worlds to replay: every recorded version, or the --stages / --versions picked."""
+    worlds = replayed.worlds(chosen, stages)
+    if not versions:
+        return worlds
+    picked = [v.strip() for v in versions.split(",") if v.strip()]
+    recorded = [label for label, _, _ in worlds]
+    missing = [v for v in picked if v not in recorded]
+    if missing:
+        raise UsageError(f"--versions: the recording has no episodes on {', '.join(missing)} "
+                         f"(recorded: {', '.join(recorded)})")
+    return [w for w in worlds if w[0] in picked]
+
+
+def _check_version_labels(specs: dict[str, ServerSpec], worlds: list[tuple[str, dict[str, ServerSpec], list[Task]]],
+                          results: list[tuple[Any, Any]], store: Any) -> None:
+    """Say where a declared version's server disagrees with its label (recorded with each run it concerns)."""
+    from mcptrials.run.version_check import check_run_labels
+
+    for text in check_run_labels(specs, worlds, [(plan.version, result) for plan, result in results], store):
+        err.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def _lint_specs(plans: list[Any], live: bool, releases: bool = False) -> None:
+    """Stop before any episode when a spec can never be met (``tasks check``'s lint, ``run.preflight``).
+
+    With declared ``releases``, a problem on only some versions is said, not fatal: a release that dropped
+    a tool the tasks use is what such a run measures (its episodes there cannot pass).
+    """
     from mcptrials.run.preflight import spec_problems
 
+    found = {plan.version: anyio.run(spec_problems, plan.servers, plan.tasks, plan.limits, live)
+             for plan in {plan.version: plan for plan in plans}.values()}  # one lint per server version
     problems: list[str] = []
-    for plan in {plan.version: plan for plan in plans}.values():  # one lint per server version
-        found = anyio.run(spec_problems, plan.servers, plan.tasks, plan.limits, live)
-        problems += [f"{p} (on {plan.version})" if len(plans) > 1 and plan.version != "v0" else p for p in found]
+    for version, lines in found.items():
+        for line in lines:
+            if releases and len(found) > 1 and not all(line in other for other in found.values()):
+                err.print(f"[yellow]warning:[/yellow] {escape(line)} on {escape(version)} only: its episodes there "
+                          "cannot pass", highlight=False, soft_wrap=True)
+            else:
+                problems.append(f"{line} (on {version})" if len(found) > 1 and version != "v0" else line)
+    problems = list(dict.fromkeys(problems))
     if problems:
         more = f" (+{len(problems) - 1} more; `mcptrials tasks check` lists them)" if len(problems) > 1 else ""
         raise UsageError(f"spec lint: {problems[0]}{more}; no episode was run")
@@ -587,7 +640,9 @@ def score(
         if tasks:
             fixed = load_tasks(*tasks)
             overrides = {(t.id, "v0"): t for t in fixed}
-            versions = sorted({e.version for e in store.episodes()} - {"v0"})
+            # lineage stages get the fixed tasks rewritten; a release label's tasks are the fixed ones as written
+            stored = {e.version for e in store.episodes()} - {"v0"}
+            versions = sorted(v for v in stored if v[:1] == "v" and v[1:].isdigit())
             for version, _, v_tasks in versioned_worlds({}, fixed, ",".join(versions), lineages) if versions else []:
                 overrides.update({(t.id, version): t for t in v_tasks})
         # redrawn after each chunk, not by a thread: with no other thread running, scoring helpers can be forked
@@ -979,6 +1034,8 @@ def servers_tools(
         "--out", help="Save the tool list as JSON ({\"tools\": [...]}, what `mcptrials diff` compares).")] = None,
     stage: Annotated[str | None, typer.Option("--stage", help="The server at this version of its lineage (v3).")]
     = None,
+    version: Annotated[str | None, typer.Option(
+        "--version", help="The server at this version its config declares (default: the first declared).")] = None,
     lineages: LineagesOpt = None,
     inputs: InputOpt = None,
 ) -> None:
@@ -991,8 +1048,8 @@ def servers_tools(
         specs, _ = load_world(servers, None, inputs)
         if name not in specs:
             raise UsageError(f"no server {name!r} (known: {', '.join(sorted(specs))})")
-        if stage:
-            specs = versioned_worlds({name: specs[name]}, [], stage, lineages)[-1][1]
+        if stage or version:
+            specs = versioned_worlds({name: specs[name]}, [], stage, lineages, version)[-1][1]
         tools = anyio.run(list_tools, [specs[name]])[name]
         if not tools:
             raise UsageError(f"server {name!r} listed no tools (did it start? try `mcptrials servers check`)")
@@ -1093,7 +1150,7 @@ def tasks_check(servers: ServersOpt = None, tasks: TasksOpt = None,
     results = []
     for version, v_specs, v_tasks in worlds:
         found = anyio.run(check_references, v_specs, v_tasks, concurrency, 2 if repeat else 1)
-        if stages:
+        if len(worlds) > 1 or stages:  # a version each (stages, or the versions the config declares)
             bad = sum(not r.passed for r in found)
             (err if fmt == "json" else out).print(
                 plain(f"{version}: reference plans passing their own spec: {len(found) - bad}/{len(found)}"))

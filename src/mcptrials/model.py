@@ -56,6 +56,28 @@ def server_name_problem(name: str) -> str | None:
     return None
 
 
+VERSION_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@~-]{0,63}")
+"""What a server version may be called (``v3``, ``2025.7.1``, ``1.4.0-rc1``): no spaces, no commas (``--versions``
+splits on them), at most 64 characters."""
+
+
+def version_label_problem(label: object) -> str | None:
+    """Why ``label`` cannot label a server version (one phrase), or None when it can."""
+    if not isinstance(label, str) or not VERSION_LABEL.fullmatch(label):
+        return ("a version label is 1-64 letters, digits, '.', '_', '+', '@', '~' or '-', starting with a letter "
+                "or digit")
+    return None
+
+
+def version_sort_key(label: str) -> tuple[Any, ...]:
+    """Order of server versions in every table: lineage stages ``v0, v1, ...`` by round, then other labels
+    (releases) in natural order, so ``0.9.0`` comes before ``0.10.0`` and ``2025.3.28`` before ``2025.7.1``."""
+    if label[:1] == "v" and label[1:].isdigit():
+        return (0, int(label[1:]), ())
+    return (1, 0, tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                        for part in re.split(r"(\d+)", label) if part))
+
+
 def stable_hash(value: Any) -> str:
     """Return a short SHA-256 of a JSON-serialisable value, independent of key order."""
     blob = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
@@ -99,6 +121,9 @@ class ServerSpec(_Model):
         if problem:
             raise ValueError(problem)
         return name
+
+    _versions: dict[str, Any] = PrivateAttr(default_factory=dict)
+    """The versions its servers config declares, by label (``servers.versions.DeclaredVersion``; never stored)."""
 
     _expanded: dict[str, str] = PrivateAttr(default_factory=dict)
     """Values that ``${VAR}`` references in the config expanded to -> the reference (never stored)."""

@@ -117,6 +117,21 @@ def test_only_what_this_interpreter_would_run_is_forked(tmp_path: Path) -> None:
     assert target(str(mine), [], {"PYTHONPATH": "/x", "PYTHONUNBUFFERED": "1"}) is not None
 
 
+def test_a_pythonpath_with_its_own_copy_of_a_loaded_package_starts_cold(tmp_path: Path) -> None:
+    """An old release installed with ``pip install --target`` next to the mcp it needs: a forked child would import
+    the template's mcp instead (and fail), so it starts cold."""
+    import mcp  # noqa: F401 - the template and this process have it loaded
+
+    pinned, plain = tmp_path / "pinned", tmp_path / "plain"
+    (pinned / "mcp").mkdir(parents=True)
+    (pinned / "mcp_server_time").mkdir()
+    (plain / "mcp_server_time").mkdir(parents=True)
+    target = forkserver.python_target
+    assert target(sys.executable, ["-m", "mcp_server_time"], {"PYTHONPATH": str(pinned)}) is None
+    assert target(sys.executable, ["-m", "mcp_server_time"], {"PYTHONPATH": f"/gone:{plain}"}) == (
+        "mcp_server_time", [])
+
+
 async def test_a_third_party_console_script_is_forked_and_behaves_like_a_cold_start(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     script = console_script(tmp_path / "bin", sys.executable)

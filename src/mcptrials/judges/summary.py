@@ -9,7 +9,7 @@ from typing import Any
 
 from mcptrials.judges.base import JUDGE_ERROR, SCORER_PREFIX
 from mcptrials.judges.rubric import DIMENSIONS
-from mcptrials.model import Episode, Score, Task
+from mcptrials.model import Episode, Score, Task, version_sort_key
 from mcptrials.scoring.ecs import collect_scores, ecs_report, task_version_table, version_matrix
 
 
@@ -152,7 +152,7 @@ def judge_section(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str,
 
 def _tf_ecs(group: list[Episode], scores: Mapping[str, Mapping[str, Score]]) -> dict[str, Any] | None:
     """MCPEvol ECS on the rubric's task fulfilment (1-10), beside ECS on the checkpoint fraction."""
-    versions = sorted({e.version for e in group}, key=lambda v: (len(v), v))
+    versions = sorted({e.version for e in group}, key=version_sort_key)
     if len(versions) < 2:
         return None
     flat = [s for e in group for s in scores.get(e.id, {}).values()]

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcptrials.model import MASK, ServerSpec, Task
+from mcptrials.model import MASK, ServerSpec, Task, version_sort_key
 from mcptrials.replay.recording import Recording, ReplayError, load_recording
 from mcptrials.replay.serve import ON_MISS, OnMiss, Replay
 from mcptrials.store.db import task_version
@@ -27,7 +27,7 @@ class ReplaySetup:
     def worlds(self, chosen: list[Task], stages: str | None) -> list[tuple[str, dict[str, ServerSpec], list[Task]]]:
         """(version, servers, tasks) per recorded version (only ``stages`` when given); unrecorded tasks refused."""
         recorded = {(k[0], k[1]) for k in self.recording.episodes}
-        versions = sorted({v for _, v in recorded}, key=lambda v: int(v[1:]) if v[1:].isdigit() else 0)
+        versions = sorted({v for _, v in recorded}, key=version_sort_key)
         if stages:
             from mcptrials.evolve.versions import parse_versions
 

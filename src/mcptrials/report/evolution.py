@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcptrials.model import Task, split_qualified
+from mcptrials.model import Task, split_qualified, version_sort_key
 from mcptrials.scoring.ecs import (
     ecs_report,
     missing_versions,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 def _order(versions: set[str]) -> list[str]:
-    return sorted(versions, key=lambda v: int(v[1:]) if v[1:].isdigit() else 10**6)
+    return sorted(versions, key=version_sort_key)
 
 
 def _round(version: str) -> int:

@@ -249,8 +249,9 @@ def _evolution_table(evolution: list[dict[str, Any]]) -> str:
                      len(e["tasks_missing_versions"]), len(e["broken_tasks"])])
         raw.append([None, None, None, e["ecs"], e["ecs_tasks"], len(e["tasks_missing_versions"]),
                     len(e["broken_tasks"])])
+    nobody = "no operator touching its tools (or a release: no operators)"
     broken = "".join(f"<li>{_esc(b['task_id'])}: {_esc(b['from'])} → {_esc(b['to'])}, blamed on "
-                     f"{_esc(', '.join(b['operators']) or 'no operator touching its tools')}</li>"
+                     f"{_esc(', '.join(b['operators']) or nobody)}</li>"
                      for e in evolution for b in e["broken_tasks"])
     return _table(cols, rows, raw) + (f"<details><summary>Tasks broken between versions</summary><ul>{broken}</ul>"
                                       "</details>" if broken else "")
@@ -342,7 +343,8 @@ def render_html(report: dict[str, Any], title: str = "mcptrials report", source:
             "(checkpoint fraction, 0 after an outright failure) that ECS is computed from.",
             (_plot(versions_figure(report["per_version"], evolution, colours), "plot-versions")
              + _evolution_table(evolution))
-            if multi else empty("Every episode ran on one server version (run with --stages to compare versions)."))
+            if multi else empty("Every episode ran on one server version (run with --stages or --versions to compare "
+                                 "versions)."))
         impact = any(e["operator_impact"] for e in evolution)
         add("operators", "Operator impact", "Blamed per consecutive pair of versions run, only on operators that "
             "touched a tool the task uses.", _plot(operators_figure(evolution, colours), "plot-operators") if impact

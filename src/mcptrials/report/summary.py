@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from mcptrials.judges.summary import episode_judgments, judge_section
-from mcptrials.model import Episode, Score, Task
+from mcptrials.model import Episode, Score, Task, version_sort_key
 from mcptrials.report.evolution import evolution_summary
 from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
@@ -131,10 +131,6 @@ def shared_units(groups: Mapping[tuple[str, str], list[dict[str, Any]]], k: int 
             "units_per_row": sorted((len(u) for u in sets.values()), reverse=True), "rows": rows_shared}
 
 
-def _version_key(version: str) -> tuple[int, str]:
-    return (int(version[1:]) if version[1:].isdigit() else 10**6, version)
-
-
 def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, Score]],
                  tasks: Mapping[tuple[str, str], Task], k: int | None = None,
                  lineages: Lineages | None = None) -> dict[str, Any]:
@@ -160,7 +156,7 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
         by_version: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in group:
             by_version[row["version"]].append(row)
-        for version in sorted(by_version, key=_version_key):
+        for version in sorted(by_version, key=version_sort_key):
             agg = _aggregate(by_version[version], group_k_value)
             per_version.append({"model": model, "agent": agent, "version": version,
                                 **{f: agg[f] for f in ("n_tasks", "k", "pass_hat_k", "pass_at_k", "pass_at_1",

@@ -132,6 +132,10 @@ def _server_settings(spec: ServerSpec) -> dict[str, Any]:
     return shown if hidden is None else {**shown, HIDDEN_VALUES: hidden}
 
 
+Identity = tuple[str, str | None, str | None]
+"""What a server showed of itself: (tools hash, name, version) as it said at ``initialize``."""
+
+
 @dataclass
 class RunResult:
     """What one invocation did."""
@@ -149,6 +153,8 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     """Said once each during the run (also as ``warning:`` progress events): a server that kept state outside
     the sandbox, so later attempts started from what earlier ones wrote."""
+    identities: dict[str, set[Identity]] = field(default_factory=dict)
+    """Per server, every (tools hash, name, version) it showed at ``initialize`` in this invocation's episodes."""
 
 
 ProgressHook = Callable[[str, Episode | None], None]
@@ -332,6 +338,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
     spent = [0.0]
     skipped_for_budget = [0]
     said: list[str] = []
+    identities: dict[str, set[Identity]] = {}
     shared = SharedStateWatch(plan.servers) if plan.replay is None and plan.executor is None and todo else None
 
     async def one(task: Task, attempt: int, config_hash: str, cancel: anyio.CancelScope) -> None:
@@ -364,6 +371,8 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
             scores += judged
         store.save_tools(offered.values())
         store.save_episode(episode, scores)
+        for name, seen in episode.servers.items():
+            identities.setdefault(name, set()).add((seen.tools_hash, seen.name, seen.version))
         effects = scores[0]
         counts[outcome_of(episode, effects)] += 1
         if episode.infra_error is not None:
@@ -388,4 +397,4 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         raise fatal[0]
     return RunResult(run_id=run_id, planned=planned, skipped=planned - len(todo), completed=sum(counts.values()),
                      counts=counts, duration_s=time.perf_counter() - t0, not_started=skipped_for_budget[0],
-                     cost_usd=spent[0], infra=infra, warnings=said)
+                     cost_usd=spent[0], infra=infra, warnings=said, identities=identities)

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,8 @@ from pydantic import ValidationError
 
 from mcptrials.model import ServerSpec, server_name_problem
 from mcptrials.safety.loading import DocumentError, load_document, read_text
+from mcptrials.servers.versions import DeclaredVersion, VersionsError, check_label, declare, declared_versions
+from mcptrials.servers.versions import parse_versions as parse_declared_versions
 
 EPISODE_VARS = ("MCPTRIALS_SANDBOX", "MCPTRIALS_NOW", "MCPTRIALS_EPISODE")
 """Variables whose value is known only when an episode starts; they survive loading unexpanded."""
@@ -36,7 +38,7 @@ _TRANSPORTS: dict[str, Literal["stdio", "http", "sse"]] = {
 }
 _KNOWN_KEYS = {"command", "args", "env", "cwd", "url", "headers", "type", "transport", "category", "tags",
                "dynamism", "source_path", "version", "fixtures", "disabled", "envFile", "description",
-               "transportType", "serverUrl", "faketime", "reuse"}
+               "transportType", "serverUrl", "faketime", "reuse", "versions"}
 _FOREIGN_KEYS = {"autoApprove", "alwaysAllow", "timeout", "dev", "networkTimeout", "trust", "includeTools",
                  "excludeTools", "enabled", "name", "notes", "icon", "gallery", "instructions", "startup_timeout_sec",
                  "tool_timeout_sec", "oauth", "auth", "roots"}
@@ -133,6 +135,12 @@ def parse_server_entry(name: str, entry: Any, source: str, environ: Mapping[str,
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected an object, got {type(entry).__name__}")
     dialect = dialect or Dialect(os.environ if environ is None else environ)
+    if "versions" in entry:  # each version is the entry with its overrides, parsed on its own
+        try:
+            return parse_declared_versions(entry, where, lambda merged: parse_server_entry(
+                name, merged, source, dialect=dialect, ignored=ignored))
+        except VersionsError as exc:
+            raise ConfigError(str(exc)) from None
     foreign = _foreign_keys(entry, where)
     if ignored is not None:
         ignored.extend(foreign)
@@ -158,12 +166,18 @@ def parse_server_entry(name: str, entry: Any, source: str, environ: Mapping[str,
             entry[key] = {k: _scalar_text(v) for k, v in entry[key].items()}
     fields = {k: v for k, v in entry.items()
               if k not in {"type", "transport", "transportType", "disabled", "envFile", "description"}}
+    if "version" in fields:
+        try:
+            fields["version"] = check_label(fields["version"], where)
+        except VersionsError as exc:
+            raise ConfigError(str(exc)) from None
     try:
-        return ServerSpec(name=name, transport=transport, **fields).with_expanded(dialect.expanded)
+        spec = ServerSpec(name=name, transport=transport, **fields).with_expanded(dialect.expanded)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{where}: field {loc!r}: {first['msg']}") from None
+    return declare(spec, {spec.version: DeclaredVersion(spec.version, spec)}) if "version" in fields else spec
 
 
 def _url_kind(url: Any) -> str:
@@ -247,9 +261,18 @@ def load_servers(path: str | Path, environ: Mapping[str, str] | None = None, *,
     workspace = base.parent if base.name == ".vscode" else base
     specs = parse_servers(data, str(path), environ, inputs=inputs, workspace=workspace, warn=warn)
     for spec in specs.values():
-        if spec.cwd and not Path(spec.cwd).is_absolute() and not spec.cwd.startswith("${"):
-            spec.cwd = str(base / spec.cwd)
+        _relative_to(spec, base)
+        for label, version in declared_versions(spec).items():  # a version's paths are the file's, too
+            _relative_to(version.spec, base)
+            if version.lineages and not Path(version.lineages).is_absolute():
+                spec._versions[label] = replace(version, lineages=str(base / version.lineages))
     return specs
+
+
+def _relative_to(spec: ServerSpec, base: Path) -> None:
+    """Resolve ``spec``'s relative ``cwd`` against the config file's folder."""
+    if spec.cwd and not Path(spec.cwd).is_absolute() and not spec.cwd.startswith("${"):
+        spec.cwd = str(base / spec.cwd)
 
 
 def episode_spec(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:

@@ -333,15 +333,33 @@ def shared(environment: Mapping[str, str] | None = None) -> ForkServer | None:
         return instance
 
 
+def _shadows_loaded(pythonpath: str) -> bool:
+    """Whether a ``PYTHONPATH`` folder holds its own copy of a package already imported here (``pip install
+    --target`` of an old release with its own ``mcp``): a forked child would keep the template's copy."""
+    loaded = {name for name, module in list(sys.modules.items())  # installed packages, not a test's own modules
+              if "." not in name and "-packages" in (getattr(module, "__file__", None) or "")}
+    for folder in (p for p in pythonpath.split(os.pathsep) if p):
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        if any(entry.removesuffix(".py") in loaded for entry in entries if not entry.startswith(("_", "."))):
+            return True
+    return False
+
+
 def python_target(command: str, args: list[str], env: Mapping[str, str]) -> tuple[str, list[str]] | None:
     """What a fork server of this interpreter can run for a third-party stdio command, else None.
 
     ``python -m module ...`` and ``python script.py ...`` with this interpreter, or a console script
     (``mcp-server-time``) whose ``#!`` line is exactly this environment's Python: the target (a module,
     or ``SCRIPT_PREFIX`` + the script's path) and its arguments. Not when the environment sets a
-    ``PYTHON*`` variable that only acts when an interpreter starts, or its own ``LD_PRELOAD``.
+    ``PYTHON*`` variable that only acts when an interpreter starts, its own ``LD_PRELOAD``, or a ``PYTHONPATH``
+    with its own copy of a package this process already imported.
     """
     if any(k.startswith("PYTHON") and k not in STARTUP_VARIABLES_OK for k in env) or "LD_PRELOAD" in env:
+        return None
+    if _shadows_loaded(env.get("PYTHONPATH", "")):
         return None
     if command == sys.executable:
         if args[:1] == ["-m"] and len(args) >= 2:

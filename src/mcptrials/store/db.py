@@ -225,6 +225,22 @@ class Store:
             conn.execute(runs.update().where(runs.c.id == run_id)
                          .values(status=status, ended_at=_now(), note=None if note is None else note[:2000]))
 
+    def add_run_warnings(self, run_id: str, lines: Sequence[str]) -> None:
+        """Record warnings with a run (its settings' ``warnings`` list), each once."""
+        if not lines:
+            return
+        with self.engine.begin() as conn:
+            row = conn.execute(select(type_coerce(runs.c.config, Text)).where(runs.c.id == run_id)).first()
+            try:
+                config = json_object(row[0]) if row is not None else None
+            except ValueError:  # settings this version cannot read: left as they are
+                config = None
+            if config is None:
+                return
+            said = [str(w) for w in config.get("warnings") or []]
+            config["warnings"] = list(dict.fromkeys([*said, *lines]))
+            conn.execute(runs.update().where(runs.c.id == run_id).values(config=config))
+
     def save_tasks(self, items: Iterable[Task]) -> None:
         """Store task definitions per (id, version); the latest wins, so re-scoring uses fixed specs."""
         rows = list({(t.id, task_version(t)): {"id": t.id, "version": task_version(t),

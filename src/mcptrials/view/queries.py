@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from mcptrials.model import Episode, Score, Task, chain_stratum
+from mcptrials.model import Episode, Score, Task, chain_stratum, version_sort_key
 from mcptrials.store.db import Store, episodes, row_problem, runs, scores, task_for, tasks
 from mcptrials.store.run_status import run_states
 
@@ -273,7 +273,7 @@ def matrix(rows: list[EpisodeRow]) -> Matrix:
 def filter_choices(rows: list[EpisodeRow], meta: dict[str, TaskMeta]) -> dict[str, list[str]]:
     """The values each filter can take, from every stored episode row."""
     return {"model": sorted({r.model for r in rows}), "agent": sorted({r.agent for r in rows}),
-            "version": sorted({r.version for r in rows}, key=_version_key),
+            "version": sorted({r.version for r in rows}, key=version_sort_key),
             "category": sorted({m.category for m in meta.values()}), "chain": ["short", "medium", "long"],
             "outcome": list(OUTCOMES), "code": sorted({c for r in rows for c in r.failure_codes})}
 
@@ -304,7 +304,7 @@ def run_summaries(store: Store) -> list[dict[str, Any]]:
                     "episodes": sum(c.values()), "passed": c["passed"], "failed": c["failed"],
                     "infra_error": c["infra_error"], "groups": sorted(groups.get(run_id, ()))
                     or ([state.label] if state is not None and state.label else []),
-                    "versions": sorted(versions.get(run_id, ()), key=_version_key),
+                    "versions": sorted(versions.get(run_id, ()), key=version_sort_key),
                     "state": state})
     return out
 
@@ -316,11 +316,6 @@ def run_config(store: Store, run_id: str) -> dict[str, Any] | None:
     if row is None:
         return None
     return _json_object(row[0])
-
-
-def _version_key(version: str) -> tuple[int, str]:
-    digits = version[1:] if version[:1] == "v" else ""
-    return (int(digits), version) if digits.isdigit() else (1 << 30, version)
 
 
 def resolve_episode_id(store: Store, ref: str) -> str:
