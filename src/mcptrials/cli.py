@@ -1464,6 +1464,36 @@ def bench_retrieval(
         err.print(f"{len(results[0].skipped)} task(s) without reference tools in the pool were left out")
 
 
+@app.command("import")
+def import_cmd(
+    fmt: Annotated[str, typer.Argument(help="mcp-bench, livemcpbench, mcpevol or dynamicmcpbench.")],
+    source: Annotated[Path, typer.Argument(help="Their checkout (or one of their files).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for tasks.jsonl, servers.json, mapping.json.")],
+    store: Annotated[str | None, typer.Option(
+        "--store", help="Also write their recorded traces as episodes into this result store (for run --replay).")]
+    = None,
+    table_fmt: FormatOpt = "table",
+) -> None:
+    """Import a published benchmark's tasks and servers, and print what mapped and what was dropped and why.
+
+    Exit codes: 0 imported; 2 bad input (unknown format, missing or malformed file).
+    """
+    from mcptrials.imports import ImportError_, import_benchmark
+    from mcptrials.imports.render import print_mapping
+
+    with _user_errors():
+        if table_fmt not in {"table", "json"}:
+            raise UsageError(f"unknown format {table_fmt!r} (table, json)")
+        try:
+            imported = import_benchmark(fmt, str(source), str(out_dir), store)
+        except ImportError_ as exc:
+            raise UsageError(str(exc)) from None
+    if table_fmt == "json":
+        out.print_json(data=imported.table())
+    else:
+        print_mapping(imported, out)
+
+
 @app.command("export")
 def export_cmd(
     fmt: Annotated[str, typer.Option("--format", help="inspect (inspect_ai .eval logs, one per model x agent x "

@@ -596,6 +596,9 @@ class Task(_Model):
     prompt: str = Field(min_length=1)
     concrete_prompt: str | None = None
     dependency_analysis: str | None = None
+    dependencies: list[tuple[str, str]] = Field(default_factory=list)
+    """(producer, consumer) pairs of qualified tools: the consumer takes the producer's output (MCP-Bench's
+    dependency chains); the rule metric ``dependency_compliance_rate`` checks the agent kept that order."""
     servers: list[str] = Field(min_length=1)
     category: str = "uncategorised"
     now: datetime | None = None

@@ -180,11 +180,11 @@ def counts_figure(items: list[dict[str, Any]], key: str, title: str, colours: di
 
 
 def rules_figure(summary: list[dict[str, Any]], colours: dict[str, str]) -> go.Figure:
-    """The three rule metrics (MCP-Bench) per model x agent."""
+    """The rule metrics (MCP-Bench) per model x agent."""
     from mcptrials.report.summary import RULE_METRICS
 
     names = {"valid_tool_name_rate": "valid tool names", "schema_compliance_rate": "schema compliance",
-             "execution_success_rate": "execution success"}
+             "execution_success_rate": "execution success", "dependency_compliance_rate": "dependency compliance"}
     fig = go.Figure()
     for r in summary:
         fig.add_trace(go.Bar(x=[names[m] for m in RULE_METRICS], y=[r[m] for m in RULE_METRICS], name=_label(r),

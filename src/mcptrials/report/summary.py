@@ -20,7 +20,8 @@ from mcptrials.store.db import episodes as episodes_table
 if TYPE_CHECKING:
     from mcptrials.evolve.versions import Lineages
 
-RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate")
+RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate",
+                "dependency_compliance_rate")
 
 
 def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]:

@@ -193,7 +193,7 @@ def _git_revision() -> str | None:
 
 def score_episode(task: Task, episode: Episode, tools: dict[str, ToolInfo]) -> list[Score]:
     """The scores written with every episode: Tier-1 effects and rule metrics."""
-    return [score_effects(task, episode, tools), score_rules(episode, tools)]
+    return [score_effects(task, episode, tools), score_rules(episode, tools, task)]
 
 
 async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,

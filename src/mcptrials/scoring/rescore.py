@@ -104,7 +104,7 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
             continue
         tools = _WORLD.tools_for(episode)
         effects = score_effects(task, episode, tools)
-        rows += [score_row(effects), score_row(score_rules(episode, tools))]
+        rows += [score_row(effects), score_row(score_rules(episode, tools, task))]
         outcome = outcome_of(episode, effects)
         if outcome != stored:  # (an episode row is large: it is rewritten only when its outcome changes)
             changed[episode.id] = outcome
