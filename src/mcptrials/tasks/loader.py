@@ -47,7 +47,8 @@ def _explain(error: ValidationError) -> str:
     parts = []
     for err in error.errors()[:5]:
         loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-after", "tagged-union")))
-        parts.append(f"{loc or '<task>'}: {err['msg'].removeprefix('Value error, ')}")
+        message = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc}: {message}" if loc else message)
     more = f" (+{error.error_count() - 5} more)" if error.error_count() > 5 else ""
     return "; ".join(parts) + more
 
