@@ -88,8 +88,7 @@ def _server(imported: Imported, raw: str, entry: dict[str, Any], servers_dir: Pa
                      needs)
         return
     imported.servers[name] = spec
-    imported.row("server", raw, "mapped", "" if folder.is_dir() else f"its folder {folder} is not there yet "
-                 "(run their mcp_servers/install.sh)", needs)
+    imported.row("server", raw, "mapped", "" if folder.is_dir() else "folder not installed (their install.sh)", needs)
 
 
 def _task(imported: Imported, item: dict[str, Any], servers: list[str], raws: list[str], group: dict[str, Any],
@@ -103,6 +102,7 @@ def _task(imported: Imported, item: dict[str, Any], servers: list[str], raws: li
     analysis = str(item.get("dependency_analysis") or "")
     by_raw = dict(zip(raws, servers, strict=True))
     calls, plan = tool_mentions(concrete, by_raw)
+    calls = list(dict.fromkeys(calls + tool_mentions(analysis, by_raw)[0]))
     edges = dependency_pairs(analysis, {c.split("__", 1)[1]: c for c in calls}, by_raw) + placeholder_pairs(plan)
     imported.tasks.append({
         "id": task_id, "prompt": prompt, "concrete_prompt": concrete or None, "dependency_analysis": analysis or None,
@@ -115,9 +115,10 @@ def _task(imported: Imported, item: dict[str, Any], servers: list[str], raws: li
     })
     literal = sum(1 for _, _, lit in plan if lit)
     note = f"{len(calls)} tools named, {literal}/{len(plan)} calls with literal arguments, {len(edges)} dependencies"
-    dropped = ["distractor servers (ours are tools: add them with --distractors)"] if item.get("distraction_servers") \
-        else []
-    imported.row("task", task_id, "partial" if dropped else "mapped", "; ".join([note, *dropped]))
+    imported.row("task", task_id, "mapped", note)
+    if item.get("distraction_servers"):
+        imported.row("distractors", task_id, "dropped", "their distractors are whole servers, ours are tools "
+                     "(kept in provenance.distraction_servers)")
 
 
 def tool_mentions(text: str, servers: dict[str, str]) -> tuple[list[str], list[tuple[str, dict[str, Any], bool]]]:
