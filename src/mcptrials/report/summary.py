@@ -12,6 +12,7 @@ from sqlalchemy import select
 from mcptrials.judges.summary import episode_judgments, judge_section
 from mcptrials.model import Episode, Score, Task
 from mcptrials.report.evolution import evolution_summary
+from mcptrials.report.papers import paper_tables
 from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
 from mcptrials.store.db import Store, outcome_of, task_for
@@ -189,7 +190,8 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
     comparison = {key: compared[key] for key in ("same_units", "shared_units", "units_per_row")}
     return {"summary": summary, "comparison": comparison, "per_version": per_version, "breakdown": breakdown,
             "infra_unresolved": unresolved, "evolution": evolution, "judges": judge_section(episodes, scores, tasks),
-            **extra_sections(rows, summary), "episodes": rows}
+            **extra_sections(rows, summary), "papers": paper_tables(rows, {e.id: e for e in episodes}, tasks),
+            "episodes": rows}
 
 
 @dataclass(frozen=True)

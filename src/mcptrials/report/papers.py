@@ -1,0 +1,113 @@
+"""The published benchmarks' own tables, from the report's episode rows and the stored tasks.
+
+MCP-Bench: average rounds and tool calls per model, single- versus multi-server results;
+DynamicMCPBench: results by dynamism and by scope, the share of tasks no model and every model solved;
+LiveMCPBench: error classes (query / retrieve / tool / other), tool hallucination rate, retrievals per episode.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mcptrials.model import Episode, ModelTurn, StateCheckpoint, Task
+from mcptrials.store.db import task_for
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _by(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], str | None]) -> list[dict[str, Any]]:
+    """Pass rate (pass@1 over scored episodes) per model x agent x value of ``key``."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        value = key(row)
+        if value is not None and row["outcome"] != "infra_error":
+            groups[(row["model"], row["agent"], value)].append(row)
+    return [{"model": m, "agent": a, "value": v, "episodes": len(g),
+             "pass_rate": sum(r["outcome"] == "passed" for r in g) / len(g)}
+            for (m, a, v), g in sorted(groups.items())]
+
+
+def dynamism(task: Task) -> str:
+    """static, live_read or stateful_write: as the task's source says, else state checks mean a write."""
+    given = task.provenance.get("dynamism")
+    if isinstance(given, str) and given:
+        return given
+    return "stateful_write" if any(isinstance(c, StateCheckpoint) for c in task.spec.checkpoints) else "static"
+
+
+def paper_tables(rows: list[dict[str, Any]], episodes: Mapping[str, Episode],
+                 tasks: Mapping[tuple[str, str], Task]) -> dict[str, Any]:
+    """Every table above, keyed by name (each a list of rows)."""
+    def task_of(row: dict[str, Any]) -> Task | None:
+        return task_for(tasks, row["task_id"], row["version"])
+
+    effort = []
+    per_group: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if row["outcome"] != "infra_error":
+            per_group[(row["model"], row["agent"])].append(row)
+    for (model, agent), group in sorted(per_group.items()):
+        eps = [episodes[r["episode_id"]] for r in group if r["episode_id"] in episodes]
+        calls = [c for e in eps for c in e.tool_calls]
+        routes = [s for e in eps for s in e.steps if isinstance(s, ModelTurn) and s.role == "router"]
+        effort.append({"model": model, "agent": agent, "episodes": len(group),
+                       "avg_rounds": _mean([float(r["turns"]) for r in group]),
+                       "avg_tool_calls": _mean([float(r["tool_calls"]) for r in group]),
+                       "retrievals_per_episode": len(routes) / len(group) if group else None,
+                       "tool_hallucination_rate": (sum(c.error_kind == "unknown_tool" for c in calls) / len(calls)
+                                                   if calls else None)})
+    return {
+        "effort": effort,
+        "server_scope": _by(rows, lambda r: (t := task_of(r)) and ("single" if len(t.servers) == 1 else "multi")),
+        "dynamism": _by(rows, lambda r: (t := task_of(r)) and dynamism(t)),
+        "cross_server": _by(rows, lambda r: (t := task_of(r)) and (
+            "cross_server" if (t.spec.complexity and t.spec.complexity.cross_server) or len(t.servers) > 1
+            else "one_server")),
+        "solved_share": solved_share(rows),
+        "error_classes": error_classes(rows),
+    }
+
+
+def solved_share(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Over (task, version) units every model ran: the share no model solved and the share every model solved.
+
+    A model solved a unit when one of its attempts passed (DynamicMCPBench's cross-model table).
+    """
+    solved: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
+    for row in rows:
+        if row["outcome"] == "infra_error":
+            continue
+        unit, model = (row["task_id"], row["version"]), f"{row['model']} / {row['agent']}"
+        solved[unit][model] = solved[unit].get(model, False) or row["outcome"] == "passed"
+    models = {m for by in solved.values() for m in by}
+    shared = [by for by in solved.values() if set(by) == models]
+    n = len(shared)
+    return {"models": len(models), "units": n,
+            "none_solved": sum(not any(by.values()) for by in shared) / n if n else None,
+            "all_solved": sum(all(by.values()) for by in shared) / n if n else None}
+
+
+def live_error_class(row: dict[str, Any]) -> str:
+    """A failed episode's LiveMCPBench class: the tool was never found (retrieve), a call failed (tool), the
+    request was misread (query), else other; read from the error judge's labels and the episode's tool errors."""
+    judged = (row.get("judges") or {}).get("errors") or {}
+    if judged.get("taxonomy") in {"tool_blindness", "server_attribution_error"}:
+        return "retrieve"
+    if judged.get("error_class") == "specification_syntax_error" or row["tool_errors"]:
+        return "tool"
+    if judged.get("error_class") == "intent_tool_misalignment":
+        return "query"
+    return "other"
+
+
+def error_classes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failed episodes per LiveMCPBench error class (query / retrieve / tool / other), per model x agent."""
+    groups: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        if row["outcome"] == "failed":
+            groups[(row["model"], row["agent"])][live_error_class(row)] += 1
+    return [{"model": m, "agent": a, **{c: counts[c] for c in ("query", "retrieve", "tool", "other")}}
+            for (m, a), counts in sorted(groups.items())]
