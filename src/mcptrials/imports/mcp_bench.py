@@ -128,7 +128,7 @@ def tool_mentions(text: str, servers: dict[str, str]) -> tuple[list[str], list[t
     plan: list[tuple[str, dict[str, Any], bool]] = []
     for m in _CALL.finditer(text):
         raw = (m.group("server") or "").strip()
-        server = servers.get(raw) if raw else single
+        server = _named_server(raw, servers) if raw else single
         if server is None or (not raw and not m.group("open") and not _CUE.search(text[max(0, m.start() - 12):m.start()])):
             continue
         tool = f"{server}__{m.group('tool')}"
@@ -138,6 +138,11 @@ def tool_mentions(text: str, servers: dict[str, str]) -> tuple[list[str], list[t
             if args is not None:
                 plan.append((tool, args[0], args[1]))
     return list(dict.fromkeys(named)), plan
+
+
+def _named_server(raw: str, servers: dict[str, str]) -> str | None:
+    """The server a ``Name:`` prefix names; the prefix may carry the words before it ("Call Time MCP")."""
+    return next((ours for theirs, ours in servers.items() if raw == theirs or raw.endswith(" " + theirs)), None)
 
 
 def _arguments(text: str, start: int) -> tuple[dict[str, Any], bool] | None:
@@ -181,7 +186,7 @@ def dependency_pairs(analysis: str, tools: dict[str, str], servers: dict[str, st
             continue
         found = []
         for m in re.finditer(r"(?:([A-Z][\w .-]*?):)?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)", clause):
-            server = servers.get((m.group(1) or "").strip())
+            server = _named_server((m.group(1) or "").strip(), servers)
             name = f"{server}__{m.group(2)}" if server else tools.get(m.group(2))
             if name and (not found or found[-1] != name):
                 found.append(name)

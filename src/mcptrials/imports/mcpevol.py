@@ -3,8 +3,10 @@
 A test case keeps its question as the prompt, its recorded calls as the reference plan and its answer as the
 reference answer; it is judged for task fulfilment by the key-point judge (one key point per expected tool
 call). ``servers.json`` is the original stage; ``stages/<stage>.json`` the evolved ones (iter3, iter5), for
-ECS over the stages. An ``evolution.json`` record becomes an interface plan where it can (description
-rewrites, parameter removals); source-level changes (new parameters with new behaviour, new tools) cannot.
+ECS over the stages. The ``evolution.json`` record of round K becomes ``lineages/<server>/vK/plan.yaml``
+where it can (description rewrites, parameter removals), so ``run --stages v0,v3 --lineages DIR/lineages``
+replays the interface side of the evolution on any server; source-level changes (new parameters with new
+behaviour, new tools) cannot, and are listed as such.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mcptrials.evolve.plan import PlanError, parse_plan
 from mcptrials.imports.common import Imported, expect, read_json, server_name, stdio_needs
 
 STAGES = ("original", "iter3", "iter5")
@@ -47,11 +50,34 @@ def read_mcpevol(src: Path) -> Imported:
     for case in expect(read_json(cases, "MCPEvol test cases"), list, str(cases)):
         _task(imported, expect(case, dict, str(cases)))
     mutations = src / "src" / "custom" / "data" / "mutation"
+    rounds: dict[str, dict[int, list[dict[str, Any]]]] = {}
     for path in sorted(mutations.rglob("evolution.json")) if mutations.is_dir() else []:
         depth = len(path.relative_to(mutations).parts) - 1
         for raw, record in expect(read_json(path, "MCPEvol evolution record"), dict, str(path)).items():
-            _plan(imported, raw, expect(record, dict, f"{path}: {raw}"), depth)
+            operations = _operations(imported, raw, expect(record, dict, f"{path}: {raw}"), depth)
+            if operations:
+                rounds.setdefault(server_name(raw), {}).setdefault(depth, []).extend(operations)
+    for server, by_round in sorted(rounds.items()):
+        _lineage(imported, server, by_round)
     return imported
+
+
+def _lineage(imported: Imported, server: str, by_round: dict[int, list[dict[str, Any]]]) -> None:
+    """``lineages/<server>/vK/plan.yaml`` for rounds 1, 2, ... while each has a plan that loads."""
+    for depth in sorted(by_round):
+        where = f"{server} v{depth}"
+        if depth > 1 and f"lineages/{server}/v{depth - 1}/plan.yaml" not in imported.files:
+            imported.row("plan", where, "dropped", f"round {depth - 1} has no interface plan, so the chain stops")
+            continue
+        plan = {"version": f"v{depth}", "parent": f"../v{depth - 1}/plan.yaml" if depth > 1 else None,
+                "server": server, "summary": f"MCPEvol round {depth}", "operations": by_round[depth]}
+        try:
+            parse_plan(plan, where)
+        except PlanError as exc:
+            imported.row("plan", where, "dropped", str(exc).splitlines()[0])
+            continue
+        imported.files[f"lineages/{server}/v{depth}/plan.yaml"] = plan
+        imported.row("plan", where, "mapped", f"{len(by_round[depth])} operations")
 
 
 def _task(imported: Imported, case: dict[str, Any]) -> None:
@@ -86,8 +112,8 @@ def _task(imported: Imported, case: dict[str, Any]) -> None:
                  f"servers not in the original stage: {', '.join(missing)}" if missing else "")
 
 
-def _plan(imported: Imported, raw: str, record: dict[str, Any], depth: int) -> None:
-    name = server_name(raw)
+def _operations(imported: Imported, raw: str, record: dict[str, Any], depth: int) -> list[dict[str, Any]]:
+    """The interface operations one server's record of one round carries (description rewrites, removals)."""
     kind = str(record.get("mutation_type") or "")
     operations: list[dict[str, Any]] = []
     for tool, change in ((k, v) for k, v in record.items() if k not in META_KEYS):
@@ -96,21 +122,21 @@ def _plan(imported: Imported, raw: str, record: dict[str, Any], depth: int) -> N
             imported.row("mutation", where, "dropped", "a summary, not an interface contract")
             continue
         described = change.get("tool") if isinstance(change.get("tool"), dict) else change
+        params = [p for p in change.get("parameters") or [] if isinstance(p, dict) and p.get("modified_description")]
+        joint = "O11" if described.get("modified_description") and params else None
+        found: list[dict[str, Any]] = []
         if described.get("modified_description"):
-            operations.append({"op": "describe_tool", "operator": "O9", "tool": tool,
-                               "description": described["modified_description"]})
-        for param in change.get("parameters") or []:
-            if isinstance(param, dict) and param.get("modified_description"):
-                operations.append({"op": "describe_param", "operator": "O10", "tool": tool,
-                                   "param": param.get("parameter_name"), "description": param["modified_description"]})
-        for param in change.get("parameter_removals") or []:
-            operations.append({"op": "remove_param", "operator": "O7", "tool": tool,
-                               "param": param.get("name") if isinstance(param, dict) else str(param)})
-        if change.get("parameter_additions") or change.get("diff_hunks") and not operations:
-            imported.row("mutation", where, "dropped", "new behaviour in the source (added parameters or code): "
-                                                       "an interface plan cannot carry it; use their stage servers")
-    if operations:
-        plan = {"version": f"r{depth}", "server": name, "summary": f"MCPEvol {kind} round {depth}",
-                "operations": operations}
-        imported.files[f"plans/r{depth}/{name}.json"] = plan
-        imported.row("plan", f"round {depth} {raw}", "mapped", f"{len(operations)} operations")
+            found.append({"op": "describe_tool", "operator": joint or "O9", "tool": tool,
+                          "description": described["modified_description"]})
+        found += [{"op": "describe_param", "operator": joint or "O10", "tool": tool, "param": p.get("parameter_name"),
+                   "description": p["modified_description"]} for p in params]
+        found += [{"op": "remove_param", "operator": "O7", "tool": tool,
+                   "param": p.get("name") if isinstance(p, dict) else str(p)} for p in change.get("parameter_removals") or []]
+        if change.get("parameter_additions") or (change.get("diff_hunks") and not found):
+            imported.row("mutation", where, "partial" if found else "dropped",
+                         "new behaviour in the source (added parameters or code) has no interface plan: "
+                         "use their stage servers")
+        elif found:
+            imported.row("mutation", where, "mapped", f"{len(found)} operations")
+        operations += found
+    return operations
