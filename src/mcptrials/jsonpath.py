@@ -113,3 +113,8 @@ def with_first_step(key: str, name: str) -> str:
     if not isinstance(first, str) or not key.startswith(first):
         return key
     return name + key[len(first):]
+
+
+def argument_names(keys: Iterable[str]) -> set[str]:
+    """The arguments predicate keys read (a path's first step), e.g. for a spec's constrained parameters."""
+    return {str(first_step(key)) for key in keys}
