@@ -128,7 +128,7 @@ def write_import(imported: Imported, out: Path) -> None:
             where = ".".join(str(p) for p in first["loc"])
             imported.row("task", str(data.get("id")), "dropped", f"does not validate: {where}: {first['msg']}")
             continue
-        lines.append(task.model_dump_json(exclude_defaults=True))
+        lines.append(task.model_dump_json(exclude_unset=True))
     _write(out, "tasks.jsonl", "".join(line + "\n" for line in lines), imported)
     _write(out, "servers.json", json.dumps({"mcpServers": imported.servers}, indent=2) + "\n", imported)
     for name, data in imported.files.items():
