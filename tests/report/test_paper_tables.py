@@ -68,3 +68,23 @@ def test_paper_tables_with_known_counts(tmp_path: Path) -> None:
     classes = {r["model"]: {k: r[k] for k in ("query", "retrieve", "tool", "other")} for r in papers["error_classes"]}
     assert classes == {"A": {"query": 0, "retrieve": 0, "tool": 1, "other": 0},
                        "B": {"query": 0, "retrieve": 1, "tool": 1, "other": 0}}
+
+
+def test_judge_only_tasks_count_by_their_judge_verdict(tmp_path: Path) -> None:
+    """A judge-only task passes by its key-point judge; without a judgment it is unjudged, never a Tier-1 pass."""
+    db = tmp_path / "r.db"
+    store = Store(db)
+    store.save_run("r", "h", {})
+    store.save_tasks([Task(id="j", prompt="judge me", servers=["s1"], key_points=["k"],
+                           spec={"checkpoints": [], "judges": ["keypoints"]})])
+    for model, judged in (("A", True), ("B", None)):
+        episode = _episode(model, "j", [None])
+        scores = [_effects(episode, True)]
+        if judged is not None:
+            scores.append(Score(episode_id=episode.id, scorer="judge:keypoints", scorer_version="1", passed=judged))
+        store.save_episode(episode, scores)
+    store.close()
+    papers = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)["papers"]
+    scope = {r["model"]: (r["unjudged"], r["pass_rate"]) for r in papers["server_scope"]}
+    assert scope == {"A": (0, 1.0), "B": (1, None)}
+    assert papers["solved_share"]["models"] == 1  # B's unjudged episode is no verdict

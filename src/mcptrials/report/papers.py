@@ -18,16 +18,32 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _by(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], str | None]) -> list[dict[str, Any]]:
-    """Pass rate (pass@1 over scored episodes) per model x agent x value of ``key``."""
+def verdict(row: dict[str, Any], task: Task | None) -> bool | None:
+    """Whether the episode passed: Tier-1's outcome, or on a judge-only task its key-point judge's verdict
+    (None while unjudged, or when its only judge is the rubric, which scores and does not pass)."""
+    if row["outcome"] == "infra_error":
+        return None
+    if task is not None and task.spec.judges and not task.spec.checkpoints:
+        passed = ((row.get("judges") or {}).get("keypoints") or {}).get("passed")
+        return passed if isinstance(passed, bool) else None
+    return row["outcome"] == "passed"
+
+
+def _by(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], str | None],
+        verdicts: Mapping[str, bool | None]) -> list[dict[str, Any]]:
+    """Pass rate (pass@1 over episodes with a verdict) per model x agent x value of ``key``; ``unjudged``
+    counts the judge-only episodes no judge has passed or failed yet."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         value = key(row)
         if value is not None and row["outcome"] != "infra_error":
             groups[(row["model"], row["agent"], value)].append(row)
-    return [{"model": m, "agent": a, "value": v, "episodes": len(g),
-             "pass_rate": sum(r["outcome"] == "passed" for r in g) / len(g)}
-            for (m, a, v), g in sorted(groups.items())]
+    out = []
+    for (m, a, v), g in sorted(groups.items()):
+        known = [verdicts[r["episode_id"]] for r in g if verdicts[r["episode_id"]] is not None]
+        out.append({"model": m, "agent": a, "value": v, "episodes": len(g), "unjudged": len(g) - len(known),
+                    "pass_rate": sum(known) / len(known) if known else None})
+    return out
 
 
 def dynamism(task: Task) -> str:
@@ -59,29 +75,32 @@ def paper_tables(rows: list[dict[str, Any]], episodes: Mapping[str, Episode],
                        "retrievals_per_episode": len(routes) / len(group) if group else None,
                        "tool_hallucination_rate": (sum(c.error_kind == "unknown_tool" for c in calls) / len(calls)
                                                    if calls else None)})
+    verdicts = {r["episode_id"]: verdict(r, task_of(r)) for r in rows}
     return {
         "effort": effort,
-        "server_scope": _by(rows, lambda r: (t := task_of(r)) and ("single" if len(t.servers) == 1 else "multi")),
-        "dynamism": _by(rows, lambda r: (t := task_of(r)) and dynamism(t)),
+        "server_scope": _by(rows, lambda r: (t := task_of(r)) and ("single" if len(t.servers) == 1 else "multi"),
+                            verdicts),
+        "dynamism": _by(rows, lambda r: (t := task_of(r)) and dynamism(t), verdicts),
         "cross_server": _by(rows, lambda r: (t := task_of(r)) and (
             "cross_server" if (t.spec.complexity and t.spec.complexity.cross_server) or len(t.servers) > 1
-            else "one_server")),
-        "solved_share": solved_share(rows),
+            else "one_server"), verdicts),
+        "solved_share": solved_share(rows, verdicts),
         "error_classes": error_classes(rows),
     }
 
 
-def solved_share(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def solved_share(rows: list[dict[str, Any]], verdicts: Mapping[str, bool | None]) -> dict[str, Any]:
     """Over (task, version) units every model ran: the share no model solved and the share every model solved.
 
-    A model solved a unit when one of its attempts passed (DynamicMCPBench's cross-model table).
+    A model solved a unit when one of its attempts passed (DynamicMCPBench's cross-model table); episodes
+    without a verdict do not count.
     """
     solved: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
     for row in rows:
-        if row["outcome"] == "infra_error":
+        if verdicts[row["episode_id"]] is None:
             continue
         unit, model = (row["task_id"], row["version"]), f"{row['model']} / {row['agent']}"
-        solved[unit][model] = solved[unit].get(model, False) or row["outcome"] == "passed"
+        solved[unit][model] = solved[unit].get(model, False) or bool(verdicts[row["episode_id"]])
     models = {m for by in solved.values() for m in by}
     shared = [by for by in solved.values() if set(by) == models]
     n = len(shared)

@@ -227,12 +227,12 @@ def _print_papers(papers: dict[str, Any], console: Console) -> None:
     _show(console, effort)
     split = PlainTable(title="Pass rate by server scope and dynamism (MCP-Bench, DynamicMCPBench)",
                        title_justify="left")
-    for col in ("model", "agent", "by", "value", "episodes", "pass rate"):
+    for col in ("model", "agent", "by", "value", "episodes", "unjudged", "pass rate"):
         split.add_column(col)
     for key in ("server_scope", "cross_server", "dynamism"):
         for r in papers.get(key, []):
             split.add_row(r["model"], r["agent"], key.replace("_", " "), r["value"], str(r["episodes"]),
-                          _pct(r["pass_rate"]))
+                          str(r["unjudged"]), _pct(r["pass_rate"]))
     _show(console, split)
     if papers.get("error_classes"):
         classes = PlainTable(title="Failed episodes by error class (LiveMCPBench)", title_justify="left")
