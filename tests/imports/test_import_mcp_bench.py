@@ -25,7 +25,8 @@ def test_mcp_bench_tasks_servers_and_table(tmp_path: Path) -> None:
     rows = {(r["kind"], r["name"]): r for r in table["rows"]}
     assert rows[("server", "Weather Service")]["needs"] == "api key: WEATHER_API_KEY, network"
     assert rows[("server", "Time MCP")]["needs"] == ""
-    assert rows[("server", "Map Tiles")]["status"] == "partial" and "start it yourself" in rows[("server", "Map Tiles")]["reason"]
+    tiles = rows[("server", "Map Tiles")]
+    assert tiles["status"] == "partial" and "start it yourself" in tiles["reason"]
     assert rows[("distractors", "clock_check_000")]["status"] == "dropped"
     tasks = {t.id: t for t in load_tasks(tmp_path / "tasks.jsonl")}
     clock = tasks["clock_check_000"]
@@ -33,7 +34,8 @@ def test_mcp_bench_tasks_servers_and_table(tmp_path: Path) -> None:
     assert clock.prompt.startswith("What time is it in Paris")
     assert [(c.tool, c.args) for c in clock.reference] == [
         ("time-mcp__get_current_time", {"timezone": "Europe/Paris"}),
-        ("time-mcp__convert_time", {"source_timezone": "Europe/Paris", "time": "10:00", "target_timezone": "Asia/Tokyo"})]
+        ("time-mcp__convert_time",
+         {"source_timezone": "Europe/Paris", "time": "10:00", "target_timezone": "Asia/Tokyo"})]
     assert ("time-mcp__get_current_time", "time-mcp__convert_time") in clock.dependencies
     rain = tasks["rain_window_000"]
     assert ("weather-service__get_forecast", "weather-service__get_alerts") in rain.dependencies

@@ -6,7 +6,7 @@ what mapped, what was dropped and why. Their data is read from the user's checko
 
 from __future__ import annotations
 
-from mcptrials.imports.common import ImportError_, Imported, MappingRow, write_import
+from mcptrials.imports.common import Imported, ImportError_, MappingRow, write_import
 
 FORMATS = ("mcp-bench", "livemcpbench", "mcpevol", "dynamicmcpbench")
 

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mcptrials.imports.common import ImportError_, Imported, expect, read_json, read_jsonl, server_name, stdio_needs
+from mcptrials.imports.common import Imported, ImportError_, expect, read_json, read_jsonl, server_name, stdio_needs
 from mcptrials.imports.traces import trace_episode
 
 

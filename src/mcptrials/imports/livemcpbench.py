@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mcptrials.imports.common import ImportError_, Imported, expect, read_json, server_name, stdio_needs
+from mcptrials.imports.common import Imported, ImportError_, expect, read_json, server_name, stdio_needs
 
 ROOT = "/root/"
 """Where their tasks expect the annotated data (their scripts link ``annotated_data/*`` there)."""

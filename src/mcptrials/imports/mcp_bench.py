@@ -9,13 +9,14 @@ and "feeds" clauses of the dependency analysis, the dependency pairs the rule me
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
-from mcptrials.imports.common import ImportError_, Imported, expect, read_json, server_name
+from mcptrials.imports.common import Imported, ImportError_, expect, read_json, server_name
 
 TASK_FILES = ("mcpbench_tasks_single_runner_format.json", "mcpbench_tasks_multi_2server_runner_format.json",
               "mcpbench_tasks_multi_3server_runner_format.json")
@@ -25,14 +26,14 @@ OFFLINE = frozenset({"Unit Converter", "Math MCP", "Medical Calculator", "Scient
 
 _CALL = re.compile(r"(?:(?P<server>[A-Z][\w .-]*?):)?(?P<tool>[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?P<open>\s*\()?")
 _CUE = re.compile(r"(call|calling|use|using|invoke|invoking|via|with|run|then|and)\W*$", re.IGNORECASE)
-_LINK = re.compile(r"→|->|\bfeeds?\b|\bfeeding\b|\bdrives?\b|\bconsumed by\b|\bused by\b|\bpassed to\b|\binput (?:to|for)\b",
-                   re.IGNORECASE)
+_LINK = re.compile(r"→|->|\bfeeds?\b|\bfeeding\b|\bdrives?\b|\bconsumed by\b|\bused by\b|\bpassed to\b"
+                   r"|\binput (?:to|for)\b", re.IGNORECASE)
 
 
 def read_mcp_bench(src: Path) -> Imported:
     """Read a checkout of MCP-Bench (or one of its task files) into tasks, servers and a mapping table."""
     root = src if src.is_dir() else src.parent.parent
-    files = [src] if src.is_file() else [root / "tasks" / name for name in TASK_FILES if (root / "tasks" / name).is_file()]
+    files = [src] if src.is_file() else [p for p in (root / "tasks" / name for name in TASK_FILES) if p.is_file()]
     if not files:
         raise ImportError_(f"{src}: no MCP-Bench task file (tasks/mcpbench_tasks_*_runner_format.json)")
     imported = Imported("mcp-bench", str(src))
@@ -129,7 +130,8 @@ def tool_mentions(text: str, servers: dict[str, str]) -> tuple[list[str], list[t
     for m in _CALL.finditer(text):
         raw = (m.group("server") or "").strip()
         server = _named_server(raw, servers) if raw else single
-        if server is None or (not raw and not m.group("open") and not _CUE.search(text[max(0, m.start() - 12):m.start()])):
+        cued = m.group("open") or _CUE.search(text[max(0, m.start() - 12):m.start()])
+        if server is None or (not raw and not cued):
             continue
         tool = f"{server}__{m.group('tool')}"
         named.append(tool)
@@ -184,16 +186,17 @@ def dependency_pairs(analysis: str, tools: dict[str, str], servers: dict[str, st
     for clause in re.split(r"[.;\n•]|\(\d+\)|\d\)\s", analysis):
         if not _LINK.search(clause):
             continue
-        found = []
+        found: list[str] = []
         for m in re.finditer(r"(?:([A-Z][\w .-]*?):)?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)", clause):
             server = _named_server((m.group(1) or "").strip(), servers)
             name = f"{server}__{m.group(2)}" if server else tools.get(m.group(2))
             if name and (not found or found[-1] != name):
                 found.append(name)
-        pairs += list(zip(found, found[1:], strict=False))
+        pairs += list(itertools.pairwise(found))
     return pairs
 
 
 def placeholder_pairs(plan: list[tuple[str, dict[str, Any], bool]]) -> list[tuple[str, str]]:
     """A call whose arguments are placeholders (``<top_result.id>``) depends on the call spelled out before it."""
-    return [(plan[i - 1][0], plan[i][0]) for i in range(1, len(plan)) if not plan[i][2] and plan[i - 1][0] != plan[i][0]]
+    return [(before[0], after[0]) for before, after in itertools.pairwise(plan)
+            if not after[2] and before[0] != after[0]]

@@ -31,7 +31,8 @@ def read_mcpevol(src: Path) -> Imported:
             imported.row("stage", stage, "dropped", f"no {path}")
             continue
         servers = {}
-        for raw, entry in expect(read_json(path, "MCPEvol stage config").get("mcpServers", {}), dict, str(path)).items():
+        config = expect(read_json(path, "MCPEvol stage config"), dict, str(path))
+        for raw, entry in expect(config.get("mcpServers", {}), dict, str(path)).items():
             args = [str(a) for a in entry.get("args") or []]
             servers[server_name(raw)] = {"command": entry.get("command"), "args": args,
                                          "env": {str(k): str(v) for k, v in (entry.get("env") or {}).items()},
@@ -121,7 +122,7 @@ def _operations(imported: Imported, raw: str, record: dict[str, Any], depth: int
         if not isinstance(change, dict):
             imported.row("mutation", where, "dropped", "a summary, not an interface contract")
             continue
-        described = change.get("tool") if isinstance(change.get("tool"), dict) else change
+        described: dict[str, Any] = change["tool"] if isinstance(change.get("tool"), dict) else change
         params = [p for p in change.get("parameters") or [] if isinstance(p, dict) and p.get("modified_description")]
         joint = "O11" if described.get("modified_description") and params else None
         found: list[dict[str, Any]] = []
@@ -131,7 +132,8 @@ def _operations(imported: Imported, raw: str, record: dict[str, Any], depth: int
         found += [{"op": "describe_param", "operator": joint or "O10", "tool": tool, "param": p.get("parameter_name"),
                    "description": p["modified_description"]} for p in params]
         found += [{"op": "remove_param", "operator": "O7", "tool": tool,
-                   "param": p.get("name") if isinstance(p, dict) else str(p)} for p in change.get("parameter_removals") or []]
+                   "param": p.get("name") if isinstance(p, dict) else str(p)}
+                  for p in change.get("parameter_removals") or []]
         if change.get("parameter_additions") or (change.get("diff_hunks") and not found):
             imported.row("mutation", where, "partial" if found else "dropped",
                          "new behaviour in the source (added parameters or code) has no interface plan: "

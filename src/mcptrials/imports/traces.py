@@ -53,15 +53,17 @@ def trace_episode(trace: dict[str, Any], task_id: str, source: str) -> tuple[Epi
         name = f"{server}__{tool}"
         arguments = step.get("arguments") if isinstance(step.get("arguments"), dict) else {}
         turn = len([s for s in steps if isinstance(s, ModelTurn)])
-        steps.append(ModelTurn(index=len(steps), tool_calls=[ToolCallRequest(id=call_id, name=name, arguments=arguments)]))
+        request = ToolCallRequest(id=call_id, name=name, arguments=arguments)
+        steps.append(ModelTurn(index=len(steps), tool_calls=[request]))
         failed = step.get("status") != "success"
         error = step.get("error") or {}
+        result = step.get("result")
         at = _when(step.get("started_at"))
         steps.append(ToolCallRecord(
             index=len(steps), call_id=call_id, turn=turn, name=name, server=server, tool=tool, arguments=arguments,
-            content=str(error.get("message") or "") if failed and step.get("result") is None else _text(step.get("result")),
-            structured_content=(step.get("result") or {}).get("structuredContent") if isinstance(step.get("result"), dict)
-            else None, is_error=failed, error_kind="tool_error" if failed else None,
+            content=str(error.get("message") or "") if failed and result is None else _text(result),
+            structured_content=result.get("structuredContent") if isinstance(result, dict) else None,
+            is_error=failed, error_kind="tool_error" if failed else None,
             latency_s=float(step.get("latency_ms") or 0) / 1000,
             started_s=(at - started).total_seconds() if at and started else None))
     final = str(exploration.get("final_message") or "")
@@ -69,8 +71,9 @@ def trace_episode(trace: dict[str, Any], task_id: str, source: str) -> tuple[Epi
     identities = {}
     for fp in trace.get("servers") or []:
         name = server_name(str(fp.get("server_id")))
-        identities[name] = ServerIdentity(tools_hash=stable_hash(sorted(t.schema_hash for t in tools if t.server == name)),
-                                          name=fp.get("server_name"), version=fp.get("server_version"))
+        hashes = sorted(t.schema_hash for t in tools if t.server == name)
+        identities[name] = ServerIdentity(tools_hash=stable_hash(hashes), name=fp.get("server_name"),
+                                          version=fp.get("server_version"))
     trace_id = str(trace.get("trace_id"))
     episode = Episode(id=stable_hash([source, trace_id]), run_id=f"{source}-traces", task_id=task_id, agent="recorded",
                       model=str(meta.get("llm_model") or "unknown"), attempt=1, config_hash=stable_hash([source]),

@@ -14,6 +14,7 @@ from typing import Any
 from mcptrials.model import Episode, ModelTurn, StateCheckpoint, Task
 from mcptrials.store.db import task_for
 
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
@@ -29,18 +30,18 @@ def verdict(row: dict[str, Any], task: Task | None) -> bool | None:
     return row["outcome"] == "passed"
 
 
-def _by(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], str | None],
+def _by(rows: list[dict[str, Any]], task_of: Callable[[dict[str, Any]], Task | None], key: Callable[[Task], str],
         verdicts: Mapping[str, bool | None]) -> list[dict[str, Any]]:
     """Pass rate (pass@1 over episodes with a verdict) per model x agent x value of ``key``; ``unjudged``
     counts the judge-only episodes no judge has passed or failed yet."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
-        value = key(row)
-        if value is not None and row["outcome"] != "infra_error":
-            groups[(row["model"], row["agent"], value)].append(row)
+        task = task_of(row)
+        if task is not None and row["outcome"] != "infra_error":
+            groups[(row["model"], row["agent"], key(task))].append(row)
     out = []
     for (m, a, v), g in sorted(groups.items()):
-        known = [verdicts[r["episode_id"]] for r in g if verdicts[r["episode_id"]] is not None]
+        known = [bool(verdicts[r["episode_id"]]) for r in g if verdicts[r["episode_id"]] is not None]
         out.append({"model": m, "agent": a, "value": v, "episodes": len(g), "unjudged": len(g) - len(known),
                     "pass_rate": sum(known) / len(known) if known else None})
     return out
@@ -78,12 +79,10 @@ def paper_tables(rows: list[dict[str, Any]], episodes: Mapping[str, Episode],
     verdicts = {r["episode_id"]: verdict(r, task_of(r)) for r in rows}
     return {
         "effort": effort,
-        "server_scope": _by(rows, lambda r: (t := task_of(r)) and ("single" if len(t.servers) == 1 else "multi"),
-                            verdicts),
-        "dynamism": _by(rows, lambda r: (t := task_of(r)) and dynamism(t), verdicts),
-        "cross_server": _by(rows, lambda r: (t := task_of(r)) and (
-            "cross_server" if (t.spec.complexity and t.spec.complexity.cross_server) or len(t.servers) > 1
-            else "one_server"), verdicts),
+        "server_scope": _by(rows, task_of, lambda t: "single" if len(t.servers) == 1 else "multi", verdicts),
+        "dynamism": _by(rows, task_of, dynamism, verdicts),
+        "cross_server": _by(rows, task_of, lambda t: "cross_server" if (
+            t.spec.complexity and t.spec.complexity.cross_server) or len(t.servers) > 1 else "one_server", verdicts),
         "solved_share": solved_share(rows, verdicts),
         "error_classes": error_classes(rows),
     }
