@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 from report_world import cli
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
+from judge_endpoint import JudgeEndpoint  # noqa: E402
 
 from mcptrials.evolve.versions import Lineages
 from mcptrials.model import StateCheckpoint, ToolEffectCheckpoint, ValueCheckpoint
@@ -79,11 +83,11 @@ def test_mcpevol_stages_and_lineages(tmp_path: Path) -> None:
     rows = {(r["kind"], r["name"]): r for r in table["rows"]}
     assert table["counts"]["stage"]["mapped"] == 3
     assert rows[("mutation", "round 1 clock:now (TOOL)")]["status"] == "dropped"
-    assert rows[("mutation", "round 2 @acme/notes:add_note (PARAM)")]["status"] == "partial"
+    assert rows[("mutation", "round 2 @acme/notes:write_file (PARAM)")]["status"] == "partial"
     task = load_tasks(tmp_path / "tasks.jsonl")[0]
     assert task.id == "mcpevol-0" and task.spec.judges == ["keypoints"]
-    assert [(c.tool, c.args) for c in task.reference] == [("acme-notes__add_note", {"text": "hello"}),
-                                                          ("clock__now", {})]
+    assert [(c.tool, c.args) for c in task.reference] == [
+        ("acme-notes__write_file", {"path": "hello.txt", "content": "hello"})]
     lineages = Lineages(tmp_path / "lineages")
     assert lineages.servers() == ["acme-notes"] and lineages.versions("acme-notes") == ["v0", "v1", "v2"]
     assert lineages.operators("acme-notes", "v2")
@@ -104,3 +108,37 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
     done = cli("import", "mcp-bench", str(broken), "--out", str(tmp_path / "o"), check=False)
     assert done.returncode == 2 and "mcpbench_tasks_single_runner_format.json" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_mcpevol_round_runs_as_a_server_version(tmp_path: Path) -> None:
+    """The DESC record of round 1 becomes version v1 of the real notes server: the agent is offered the
+    rewritten description there, the original one on v0, and the task is run and stored on both."""
+    out = tmp_path / "out"
+    _import("mcpevol", out)
+    db = tmp_path / "r.db"
+    cli("run", "--servers", str(out / "servers.json"), "--tasks", str(out / "tasks.jsonl"), "--stages", "v0,v1",
+        "--lineages", str(out / "lineages"), "--model", "scripted:reference", "--db", str(db))
+    with sqlite3.connect(db) as conn:
+        versions = sorted(v for (v,) in conn.execute("SELECT version FROM episodes"))
+        described = {json.loads(d)["description"] for (d,) in conn.execute("SELECT data FROM tools")
+                     if json.loads(d)["name"] == "write_file"}
+    assert versions == ["v0", "v1"]
+    assert "Store text in a note file, replacing what it held" in described and len(described) == 2
+
+
+def test_mcpevol_task_fulfilment_by_the_key_point_judge(tmp_path: Path) -> None:
+    """An imported MCPEvol task is judge-only: unjudged after the run, passed once the key-point judge says so."""
+    out = tmp_path / "out"
+    _import("mcpevol", out)
+    db = tmp_path / "r.db"
+    cli("run", "--servers", str(out / "servers.json"), "--tasks", str(out / "tasks.jsonl"),
+        "--model", "scripted:reference", "--db", str(db))
+    before = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)["papers"]["server_scope"]
+    assert [(r["unjudged"], r["pass_rate"]) for r in before] == [(1, None)]
+    with JudgeEndpoint() as judge:
+        cli("score", "--db", str(db), "--judge", "openai:gpt-4o-mini", "--judge-base-url", judge.base_url,
+            "--judges", "keypoints")
+        assert any("Uses write_file (acme-notes)" in json.dumps(r["messages"]) for r in judge.requests)
+    report = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
+    assert report["episodes"][0]["judges"]["keypoints"]["passed"] is True
+    assert [(r["unjudged"], r["pass_rate"]) for r in report["papers"]["server_scope"]] == [(0, 1.0)]

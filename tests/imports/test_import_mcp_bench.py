@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 from report_world import cli
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
+from judge_endpoint import JudgeEndpoint  # noqa: E402
 
 from mcptrials.servers.config import load_servers
 from mcptrials.tasks.loader import load_tasks
@@ -62,3 +66,21 @@ def test_mcp_bench_offline_task_runs_on_its_keyless_server(tmp_path: Path) -> No
     report = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
     effort = report["papers"]["effort"][0]
     assert effort["avg_tool_calls"] == 2.0 and effort["tool_hallucination_rate"] == 0.0
+
+
+def test_mcp_bench_rubric_judges_with_the_hidden_analysis(tmp_path: Path) -> None:
+    """The rubric judge scores the imported task with its concrete description and dependency analysis (which
+    the agent never saw); its overall score is the mean of its axes."""
+    out = tmp_path / "out"
+    _import("mcp-bench", out)
+    db = tmp_path / "r.db"
+    cli("run", "--servers", str(out / "servers.json"), "--tasks", str(out / "tasks.offline.jsonl"),
+        "--model", "scripted:reference", "--db", str(db))
+    with JudgeEndpoint() as judge:
+        cli("score", "--db", str(db), "--judge", "openai:gpt-4o-mini", "--judge-base-url", judge.base_url,
+            "--judges", "rubric", "--rubric-repeats", "2")
+        prompts = [json.dumps(r["messages"]) for r in judge.requests]
+    assert len(prompts) == 2 and all("get_current_time \\u2192 convert_time" in p for p in prompts)
+    episode = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)["episodes"][0]
+    rubric = episode["judges"]["rubric"]
+    assert rubric["value"] == 0.7 and rubric["repeats"] == 2
