@@ -10,7 +10,7 @@ from pathlib import Path
 from report_world import cli
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from judge_endpoint import JudgeEndpoint  # noqa: E402
+from judge_endpoint import JudgeEndpoint
 
 from mcptrials.evolve.versions import Lineages
 from mcptrials.model import StateCheckpoint, ToolEffectCheckpoint, ValueCheckpoint

@@ -10,7 +10,7 @@ from pathlib import Path
 from report_world import cli
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from judge_endpoint import JudgeEndpoint  # noqa: E402
+from judge_endpoint import JudgeEndpoint
 
 from mcptrials.servers.config import load_servers
 from mcptrials.tasks.loader import load_tasks
