@@ -96,7 +96,7 @@ def _pools_any(task: Task, plan: RunPlan) -> bool:
     """Whether an episode of ``task`` takes any server from the current pool."""
     pool = current_pool()
     now = task.now.isoformat() if task.now else None
-    return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, bool(task.fixtures.files))
+    return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, task.fixtures.has_any())
                                     for name in task.servers if name in plan.servers)
 
 
