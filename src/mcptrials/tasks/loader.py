@@ -99,9 +99,9 @@ def read_task_records(*paths: str | Path) -> list[tuple[str, Any]]:
 def _with_copy_sources(record: Any, folder: Path) -> Any:
     """The record with each relative ``fixtures.copy`` source resolved against the folder of its task file."""
     fixtures = record.get("fixtures") if isinstance(record, dict) else None
-    copies = fixtures.get("copy") if isinstance(fixtures, dict) else None
-    if not isinstance(copies, dict):
+    if not isinstance(fixtures, dict) or not isinstance(fixtures.get("copy"), dict):
         return record
+    copies = fixtures["copy"]
     resolved = {dest: str((folder / source).resolve()) if isinstance(source, str) and source.strip()
                 and not Path(source).is_absolute() else source for dest, source in copies.items()}
     return {**record, "fixtures": {**fixtures, "copy": resolved}}
