@@ -382,7 +382,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         store.save_tools(offered.values())
         store.save_episode(episode, scores)
         effects = scores[0]
-        counts[outcome_of(episode, effects)] += 1
+        counts[outcome_of(episode, effects, scores)] += 1
         if episode.infra_error is not None:
             infra.append((episode.id, episode.infra_error))
         activity.done(f"{task.id}#{attempt}")
