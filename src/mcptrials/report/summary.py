@@ -39,7 +39,7 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "termination": episode.termination,
         "checkpoints": {c.id: c.passed for c in effects.checkpoints} if effects else {},
         "checkpoint_fraction": effects.value if effects else None,
-        "failure_codes": effects.failure_codes if effects and effects.passed is False or is_judged(effects) else [],
+        "failure_codes": effects.failure_codes if effects and not effects.passed else [],
         "infra_error": episode.infra_error.kind if episode.infra_error else None,
         "tool_calls": len(episode.tool_calls),
         "tool_errors": dict(Counter(c.error_kind or "tool_error" for c in episode.tool_calls if c.is_error)),
