@@ -467,7 +467,10 @@ def run(
             err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                             f"{result.duration_s:.1f}s: passed "
                             f"{pass_headline(counts['passed'], counts['failed'], counts['infra_error'])} "
-                            f"(failed {counts['failed']}; {result.skipped} already stored; "
+                            f"(failed {counts['failed']}; "
+                            + (f"{counts['unjudged']} unjudged: judge-only tasks, see `score --judge`; "
+                               if counts.get("unjudged") else "")
+                            + f"{result.skipped} already stored; "
                             f"cost ${result.cost_usd:.4f}) -> {store.url}"))
             for failure in distinct_infra(result.infra):
                 for line in failure.lines():
