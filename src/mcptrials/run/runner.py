@@ -57,7 +57,7 @@ from mcptrials.servers.pool import (
     server_pool,
 )
 from mcptrials.servers.toolbox import Limits, Toolbox
-from mcptrials.store.db import UNJUDGED, Store, outcome_of
+from mcptrials.store.db import Store, outcome_of
 from mcptrials.store.engine import StoreUnreachableError
 
 
@@ -339,7 +339,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
             if (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash) not in done:
                 todo.append((task, attempt, config_hash))
     planned = len(plan.tasks) * plan.attempts
-    counts = {"passed": 0, "failed": 0, "infra_error": 0, UNJUDGED: 0}
+    counts = {"passed": 0, "failed": 0, "infra_error": 0}  # (and "unjudged" once a judge-only task has one)
     if on_event:
         on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
     limiter = anyio.Semaphore(max(1, plan.concurrency))
@@ -382,7 +382,8 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         store.save_tools(offered.values())
         store.save_episode(episode, scores)
         effects = scores[0]
-        counts[outcome_of(episode, effects, scores)] += 1
+        outcome = outcome_of(episode, effects, scores)
+        counts[outcome] = counts.get(outcome, 0) + 1
         if episode.infra_error is not None:
             infra.append((episode.id, episode.infra_error))
         activity.done(f"{task.id}#{attempt}")
