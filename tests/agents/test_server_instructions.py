@@ -72,4 +72,5 @@ async def test_instructions_reach_the_system_prompt_of_every_design(design: str,
     assert INSTRUCTIONS not in off_seen[0][0].content and OVERRIDE not in off_seen[0][0].content
     assert next(off_store.episodes()).instructions == {}
     assert "server_instructions" not in off_plan.settings()  # off is how earlier runs ran: their keys stay
+    assert off_plan.record()["server_instructions"] is False and plan.record()["server_instructions"] is True
     assert stable_hash(off_plan.settings()) != stable_hash(plan.settings())

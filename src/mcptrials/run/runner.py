@@ -119,7 +119,8 @@ class RunPlan:
 
     def record(self) -> dict[str, Any]:
         """The run record: settings plus the environment they ran in (not part of the key)."""
-        return {**self.settings(), "attempts": self.attempts, "concurrency": self.concurrency,
+        return {**self.settings(), "server_instructions": self.server_instructions,  # (recorded off too)
+                "attempts": self.attempts, "concurrency": self.concurrency,
                 "max_cost": self.max_cost, "reuse": self.reuse and reuse_enabled(),
                 "server_reuse": {name: reuse_reason(spec)[1] for name, spec in sorted(self.servers.items())},
                 "tasks": len(self.tasks), "package_version": mcptrials.__version__,
