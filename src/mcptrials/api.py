@@ -40,13 +40,15 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
         lineages: str | Path | None = None, db: str | Path = "mcptrials.db", concurrency: int = 4,
         max_turns: int = 20, max_repeats: int = 3, max_episode_tokens: int | None = None,
         base_url: str | None = None, temperature: float | None = 0.0, max_tokens: int | None = 2048,
-        seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None) -> list[RunResult]:
+        seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None,
+        server_instructions: bool = False) -> list[RunResult]:
     """Run agent episodes and store them in ``db`` (resuming: stored episodes are skipped), one result per version.
 
     ``model`` is a spec as for ``--model`` and is required for every agent but the model-free ``reference``
     and ``stale`` (``model="local:"`` is the embedded llama.cpp model: offline but slow, minutes per task);
     without one a ``ValueError`` says so before anything runs. ``stages`` picks server versions
-    (``"v0,v3"``) from ``lineages`` (default: the bundled ones).
+    (``"v0,v3"``) from ``lineages`` (default: the bundled ones). ``server_instructions`` is
+    ``--server-instructions``: the servers' instructions reach the agent's system prompt.
     """
     import anyio
 
@@ -78,7 +80,8 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     store = Store(db)
     plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                      agent=design, pool="task", distractors=offer_setting, limits=Limits(call_timeout=call_timeout),
-                     max_cost=max_cost, version=version) for version, v_specs, v_tasks in worlds]
+                     max_cost=max_cost, version=version, server_instructions=server_instructions)
+             for version, v_specs, v_tasks in worlds]
 
     def say(event: str, _: object) -> None:
         if event.startswith("warning:"):  # a server kept state across attempts

@@ -322,6 +322,10 @@ def run(
         "--reuse/--no-reuse", rich_help_panel=P_WORLD,
         help="Let reusable servers (bundled read-only ones, \"reuse\": true) serve several episodes; --no-reuse "
              "starts every server fresh.")] = True,
+    server_instructions: Annotated[bool, typer.Option(
+        "--server-instructions/--no-server-instructions", rich_help_panel=P_WORLD,
+        help="Put each server's instructions (its initialize ones, or \"instructions\" in the servers config) in "
+             "the agent's system prompt; recorded with each episode and part of the resume key.")] = False,
     resources_as_tools: Annotated[bool, typer.Option(
         "--resources-as-tools", help="Offer each server's resources and prompts as read_resource/get_prompt tools.",
         rich_help_panel=P_WORLD)] = False,
@@ -420,7 +424,7 @@ def run(
                          agent=design, pool=pool, distractors=offer_setting,
                          limits=Limits(call_timeout=call_timeout, start_timeout=start_timeout,
                                        output_cap=output_cap), max_cost=max_cost,
-                         version=version, reuse=reuse)
+                         version=version, reuse=reuse, server_instructions=server_instructions)
                  for chat in chats for version, v_specs, v_tasks in (
                      versioned_worlds(specs, chosen, stages, lineages) if replayed is None
                      else replayed.worlds(chosen, stages))]
@@ -463,7 +467,10 @@ def run(
             err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                             f"{result.duration_s:.1f}s: passed "
                             f"{pass_headline(counts['passed'], counts['failed'], counts['infra_error'])} "
-                            f"(failed {counts['failed']}; {result.skipped} already stored; "
+                            f"(failed {counts['failed']}; "
+                            + (f"{counts['unjudged']} unjudged: judge-only tasks, see `score --judge`; "
+                               if counts.get("unjudged") else "")
+                            + f"{result.skipped} already stored; "
                             f"cost ${result.cost_usd:.4f}) -> {store.url}"))
             for failure in distinct_infra(result.infra):
                 for line in failure.lines():

@@ -89,3 +89,39 @@ def copy_into(root: Path, dest: str, source: str | Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(file, out)
     target.mkdir(parents=True, exist_ok=True)
+
+
+# --------------------------------------------------------------------------- absolute paths mapped into the sandbox
+
+
+def sandbox_prefixes(path_map: dict[str, str], sandbox: Path) -> dict[str, str]:
+    """Each ``path_map`` prefix -> the real path it stands for in ``sandbox`` (a trailing ``/`` kept), longest first."""
+    out = {}
+    for prefix in sorted(path_map, key=len, reverse=True):
+        rel = path_map[prefix].strip().strip("/")
+        real = str(sandbox if rel in {"", "."} else sandbox.joinpath(*rel.split("/")))
+        out[prefix] = real + "/" if prefix.endswith("/") else real
+    return out
+
+
+def map_paths(text: str, prefixes: dict[str, str]) -> str:
+    """``text`` with every mapped absolute prefix replaced by its real path (longest prefix first, one pass)."""
+    if not prefixes or not any(p in text for p in prefixes):
+        return text
+    import re
+
+    pattern = re.compile("|".join(re.escape(p) for p in prefixes))  # alternation in longest-first order
+    return pattern.sub(lambda m: prefixes[m.group(0)], text)
+
+
+def map_argument_paths(value: object, prefixes: dict[str, str]) -> object:
+    """Arguments with mapped absolute prefixes in every string (keys untouched) replaced by real paths."""
+    if not prefixes:
+        return value
+    if isinstance(value, str):
+        return map_paths(value, prefixes)
+    if isinstance(value, dict):
+        return {k: map_argument_paths(v, prefixes) for k, v in value.items()}
+    if isinstance(value, list):
+        return [map_argument_paths(v, prefixes) for v in value]
+    return value

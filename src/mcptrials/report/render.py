@@ -116,6 +116,18 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
         console.print(plain(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in by_count)))
 
 
+def judged_note(summary: list[dict[str, Any]]) -> str | None:
+    """Which verdicts are the judges' (judge-only tasks) and how many are still unjudged (one line), or None."""
+    judged = sum(r.get("judged_episodes", 0) for r in summary)
+    if not judged:
+        return None
+    unjudged = sum(r.get("unjudged", 0) for r in summary)
+    left = (f"; {unjudged} not judged yet, left out of the pass rates (`mcptrials score --judge MODEL` judges "
+            "them)") if unjudged else ""
+    return (f"{judged} episode verdict{'s are' if judged != 1 else ' is'} judged: judge-only tasks, decided by "
+            f"the judges they name (key points), not by Tier-1{left}.")
+
+
 def leaderboard_note(comparison: dict[str, Any]) -> str:
     """What the leaderboard ranks on when its rows ran different task sets (one line)."""
     sizes = " / ".join(str(n) for n in comparison["units_per_row"])
@@ -164,6 +176,9 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                       f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
                       f"{r['cost_usd']:.4f}")
     _show(console, table)
+    note = judged_note(report["summary"])
+    if note:
+        console.print(plain(note))
     _show(console, usage)
     _print_judges(report, console)
     _print_per_version(report, console)

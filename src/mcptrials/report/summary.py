@@ -15,7 +15,7 @@ from mcptrials.report.evolution import evolution_summary
 from mcptrials.report.papers import paper_tables
 from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
-from mcptrials.store.db import Store, outcome_of, task_for
+from mcptrials.store.db import UNJUDGED, Store, is_judged, outcome_of, task_for
 from mcptrials.store.db import episodes as episodes_table
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "attempt": episode.attempt,
         "model": episode.model,
         "agent": episode.agent + (" (replay)" if any(s.replay_of for s in episode.servers.values()) else ""),
-        "outcome": outcome_of(episode, effects),
+        "outcome": outcome_of(episode, effects, scores.values()),
+        "verdict": "judged" if is_judged(effects) else "deterministic",
         "termination": episode.termination,
         "checkpoints": {c.id: c.passed for c in effects.checkpoints} if effects else {},
         "checkpoint_fraction": effects.value if effects else None,
@@ -59,11 +60,16 @@ Unit = tuple[str, str]
 
 
 def _units(rows: list[dict[str, Any]]) -> tuple[dict[Unit, list[bool]], Counter[Unit]]:
-    """Scored attempts per (task, version), and infra episodes per (task, version)."""
+    """Scored attempts per (task, version), and infra episodes per (task, version).
+
+    An unjudged episode (a judge-only task no judge has given a verdict on) is no attempt either.
+    """
     attempts: dict[Unit, list[bool]] = {}
     infra: Counter[Unit] = Counter()
     for row in rows:
         unit = (row["task_id"], row["version"])
+        if row["outcome"] == UNJUDGED:
+            continue
         attempts.setdefault(unit, [])
         if row["outcome"] == "infra_error":
             infra[unit] += 1
@@ -101,6 +107,8 @@ def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dic
         "pass_hat_k": rates.pass_hat_k, "pass_at_k": rates.pass_at_k, "pass_at_1": rates.pass_at_1,
         "ci95_low": low if n else None, "ci95_high": high if n else None,
         "episodes": len(rows), "infra_errors": sum(infra.values()),
+        "judged_episodes": sum(r["verdict"] == "judged" for r in rows),
+        "unjudged": sum(r["outcome"] == UNJUDGED for r in rows),
         "tasks_short_of_k": len(short),
         "short_of_k": [unit_row(u) for u in sorted(short)],
         "infra_by_task": [unit_row(u) for u in sorted(infra)],
