@@ -8,6 +8,7 @@ from pathlib import Path
 from report_world import cli
 
 from mcptrials.model import Episode, ModelTurn, Score, Task, ToolCallRecord
+from mcptrials.scoring.effects import score_effects
 from mcptrials.store.db import Store
 
 TASKS = [
@@ -71,15 +72,16 @@ def test_paper_tables_with_known_counts(tmp_path: Path) -> None:
 
 
 def test_judge_only_tasks_count_by_their_judge_verdict(tmp_path: Path) -> None:
-    """A judge-only task passes by its key-point judge; without a judgment it is unjudged, never a Tier-1 pass."""
+    """A judge-only task passes by its key-point judge; without a judgment it is unjudged and out of the rates."""
     db = tmp_path / "r.db"
     store = Store(db)
     store.save_run("r", "h", {})
-    store.save_tasks([Task(id="j", prompt="judge me", servers=["s1"], key_points=["k"],
-                           spec={"checkpoints": [], "judges": ["keypoints"]})])
+    task = Task(id="j", prompt="judge me", servers=["s1"], key_points=["k"],
+                spec={"checkpoints": [], "judges": ["keypoints"]})
+    store.save_tasks([task])
     for model, judged in (("A", True), ("B", None)):
         episode = _episode(model, "j", [None])
-        scores = [_effects(episode, True)]
+        scores = [score_effects(task, episode, {})]  # Tier-1 of a judge-only task: no verdict
         if judged is not None:
             scores.append(Score(episode_id=episode.id, scorer="judge:keypoints", scorer_version="1", passed=judged))
         store.save_episode(episode, scores)

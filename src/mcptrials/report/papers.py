@@ -19,15 +19,9 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def verdict(row: dict[str, Any], task: Task | None) -> bool | None:
-    """Whether the episode passed: Tier-1's outcome, or on a judge-only task its key-point judge's verdict
-    (None while unjudged, or when its only judge is the rubric, which scores and does not pass)."""
-    if row["outcome"] == "infra_error":
-        return None
-    if task is not None and task.spec.judges and not task.spec.checkpoints:
-        passed = ((row.get("judges") or {}).get("keypoints") or {}).get("passed")
-        return passed if isinstance(passed, bool) else None
-    return row["outcome"] == "passed"
+def verdict(row: dict[str, Any]) -> bool | None:
+    """Whether the episode passed; None when it has no verdict (an infra error, a judge-only task unjudged)."""
+    return {"passed": True, "failed": False}.get(row["outcome"])
 
 
 def _by(rows: list[dict[str, Any]], task_of: Callable[[dict[str, Any]], Task | None], key: Callable[[Task], str],
@@ -76,7 +70,7 @@ def paper_tables(rows: list[dict[str, Any]], episodes: Mapping[str, Episode],
                        "retrievals_per_episode": len(routes) / len(group) if group else None,
                        "tool_hallucination_rate": (sum(c.error_kind == "unknown_tool" for c in calls) / len(calls)
                                                    if calls else None)})
-    verdicts = {r["episode_id"]: verdict(r, task_of(r)) for r in rows}
+    verdicts = {r["episode_id"]: verdict(r) for r in rows}
     return {
         "effort": effort,
         "server_scope": _by(rows, task_of, lambda t: "single" if len(t.servers) == 1 else "multi", verdicts),
