@@ -268,7 +268,7 @@ def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | 
     met_count = sum(r.passed for r in results)
     return Score(
         episode_id=episode.id, scorer=SCORER, scorer_version=VERSION, passed=passed,
-        value=met_count / len(results) if results else None,
+        value=met_count / len(results),
         values={"checkpoints_met": float(met_count), "checkpoints": float(len(results))},
         checkpoints=results + implicit, failure_codes=codes,
         detail={"minefield_hits": hits, "order_violations": violations},
