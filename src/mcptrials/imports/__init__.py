@@ -29,11 +29,14 @@ def import_benchmark(fmt: str, source: str, out: str, store: str | None = None) 
     if not src.exists():
         raise ImportError_(f"{source}: no such file or folder")
     imported = reader(src)
-    write_import(imported, Path(out).expanduser())
     if store is not None and imported.episodes:
         from mcptrials.imports.traces import store_traces
 
-        store_traces(imported, store)
+        saved = store_traces(imported, store)
+        imported.row("store", store, "mapped", f"{saved} recorded episode(s) written, for run --replay {store}")
+    elif store is not None:
+        imported.row("store", store, "dropped", "no recorded trace to write (only dynamicmcpbench ships traces)")
+    write_import(imported, Path(out).expanduser())
     return imported
 
 

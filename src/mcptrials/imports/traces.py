@@ -6,6 +6,8 @@ import json
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from mcptrials.imports.common import Imported, server_name
 from mcptrials.model import (
     Episode,
@@ -88,7 +90,12 @@ def store_traces(imported: Imported, db: str) -> int:
     from mcptrials.scoring.rules import score_rules
     from mcptrials.store.db import Store
 
-    tasks = {t["id"]: Task.model_validate(t) for t in imported.tasks}
+    tasks = {}
+    for data in imported.tasks:
+        try:
+            tasks[data["id"]] = Task.model_validate(data)
+        except ValidationError:  # written nowhere: ``write_import`` lists it as dropped, saying why
+            continue
     servers = {name: ServerSpec.model_validate({"name": name, **{k: v for k, v in spec.items()
                                                                   if k not in {"description", "type"}}}).public_view()
                for name, spec in imported.servers.items()}
