@@ -124,6 +124,12 @@ def test_mcpevol_round_runs_as_a_server_version(tmp_path: Path) -> None:
                      if json.loads(d)["name"] == "write_file"}
     assert versions == ["v0", "v1"]
     assert "Store text in a note file, replacing what it held" in described and len(described) == 2
+    with JudgeEndpoint() as judge:  # task fulfilment on each version by the key-point judge, then ECS over them
+        cli("score", "--db", str(db), "--judge", "openai:gpt-4o-mini", "--judge-base-url", judge.base_url,
+            "--judges", "keypoints")
+    report = json.loads(cli("report", "--db", str(db), "--format", "json", "--lineages", str(out / "lineages")).stdout)
+    evolution = report["evolution"][0]
+    assert evolution["versions"] == ["v0", "v1"] and evolution["ecs"] == 1.0 and evolution["ecs_tasks"] == 1
 
 
 def test_mcpevol_task_fulfilment_by_the_key_point_judge(tmp_path: Path) -> None:
