@@ -41,7 +41,8 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
         concurrency: int = 4,
         max_turns: int = 20, max_repeats: int = 3, max_episode_tokens: int | None = None,
         base_url: str | None = None, temperature: float | None = 0.0, max_tokens: int | None = 2048,
-        seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None) -> list[RunResult]:
+        seed: int | None = None, call_timeout: float = 60.0, max_cost: float | None = None,
+        server_instructions: bool = False) -> list[RunResult]:
     """Run agent episodes and store them in ``db`` (resuming: stored episodes are skipped), one result per version.
 
     ``model`` is a spec as for ``--model`` and is required for every agent but the model-free ``reference``
@@ -49,7 +50,8 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     without one a ``ValueError`` says so before anything runs. ``stages`` picks server versions
     (``"v0,v3"``) from ``lineages`` (default: the bundled ones); ``versions`` picks versions the servers config
     declares (``"2025.3.28,2025.7.1"``; default: every declared one). A declared version whose server says it
-    is another is warned about (``UserWarning``) and recorded with its run.
+    is another is warned about (``UserWarning``) and recorded with its run. ``server_instructions`` is
+    ``--server-instructions``: the servers' instructions reach the agent's system prompt.
     """
     import anyio
 
@@ -83,7 +85,8 @@ def run_tasks(tasks: Sequence[Task] | None = None, servers: dict[str, ServerSpec
     store = Store(db)
     plans = [RunPlan(servers=v_specs, tasks=v_tasks, model=chat, attempts=attempts, concurrency=concurrency,
                      agent=design, pool="task", distractors=offer_setting, limits=Limits(call_timeout=call_timeout),
-                     max_cost=max_cost, version=version) for version, v_specs, v_tasks in worlds]
+                     max_cost=max_cost, version=version, server_instructions=server_instructions)
+             for version, v_specs, v_tasks in worlds]
 
     def say(event: str, _: object) -> None:
         if event.startswith("warning:"):  # a server kept state across attempts

@@ -334,6 +334,10 @@ def run(
         "--reuse/--no-reuse", rich_help_panel=P_WORLD,
         help="Let reusable servers (bundled read-only ones, \"reuse\": true) serve several episodes; --no-reuse "
              "starts every server fresh.")] = True,
+    server_instructions: Annotated[bool, typer.Option(
+        "--server-instructions/--no-server-instructions", rich_help_panel=P_WORLD,
+        help="Put each server's instructions (its initialize ones, or \"instructions\" in the servers config) in "
+             "the agent's system prompt; recorded with each episode and part of the resume key.")] = False,
     resources_as_tools: Annotated[bool, typer.Option(
         "--resources-as-tools", help="Offer each server's resources and prompts as read_resource/get_prompt tools.",
         rich_help_panel=P_WORLD)] = False,
@@ -435,7 +439,7 @@ def run(
                          agent=design, pool=pool, distractors=offer_setting,
                          limits=Limits(call_timeout=call_timeout, start_timeout=start_timeout,
                                        output_cap=output_cap), max_cost=max_cost,
-                         version=version, reuse=reuse)
+                         version=version, reuse=reuse, server_instructions=server_instructions)
                  for chat in chats for version, v_specs, v_tasks in worlds]
         from mcptrials.servers.blobs import BlobStore
         from mcptrials.servers.client import ClientOptions
@@ -479,7 +483,10 @@ def run(
             err.print(plain(f"run {result.run_id} ({plan.model_spec}): {result.completed} episode(s) in "
                             f"{result.duration_s:.1f}s: passed "
                             f"{pass_headline(counts['passed'], counts['failed'], counts['infra_error'])} "
-                            f"(failed {counts['failed']}; {result.skipped} already stored; "
+                            f"(failed {counts['failed']}; "
+                            + (f"{counts['unjudged']} unjudged: judge-only tasks, see `score --judge`; "
+                               if counts.get("unjudged") else "")
+                            + f"{result.skipped} already stored; "
                             f"cost ${result.cost_usd:.4f}) -> {store.url}"))
             for failure in distinct_infra(result.infra):
                 for line in failure.lines():
@@ -1598,6 +1605,36 @@ def bench_retrieval(
     out.print(table)
     if results[0].skipped:
         err.print(f"{len(results[0].skipped)} task(s) without reference tools in the pool were left out")
+
+
+@app.command("import")
+def import_cmd(
+    fmt: Annotated[str, typer.Argument(help="mcp-bench, livemcpbench, mcpevol or dynamicmcpbench.")],
+    source: Annotated[Path, typer.Argument(help="Their checkout (or one of their files).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for tasks.jsonl, servers.json, mapping.json.")],
+    store: Annotated[str | None, typer.Option(
+        "--store", help="Also write their recorded traces as episodes into this result store (for run --replay).")]
+    = None,
+    table_fmt: FormatOpt = "table",
+) -> None:
+    """Import a published benchmark's tasks and servers, and print what mapped and what was dropped and why.
+
+    Exit codes: 0 imported; 2 bad input (unknown format, missing or malformed file).
+    """
+    from mcptrials.imports import ImportError_, import_benchmark
+    from mcptrials.imports.render import print_mapping
+
+    with _user_errors():
+        if table_fmt not in {"table", "json"}:
+            raise UsageError(f"unknown format {table_fmt!r} (table, json)")
+        try:
+            imported = import_benchmark(fmt, str(source), str(out_dir), store)
+        except ImportError_ as exc:
+            raise UsageError(str(exc)) from None
+    if table_fmt == "json":
+        out.print_json(data=imported.table())
+    else:
+        print_mapping(imported, out)
 
 
 @app.command("export")

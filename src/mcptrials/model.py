@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -113,6 +115,8 @@ class ServerSpec(_Model):
     """A stdio server's clock is frozen at the task's ``now`` through libfaketime (``false`` opts out)."""
     reuse: bool | None = None
     """May one process serve many episodes (``servers.pool``)? None: decided by kind (bundled read-only: yes)."""
+    instructions: str | None = None
+    """What the agent is told about this server, instead of the ``instructions`` its ``initialize`` gives."""
 
     @field_validator("name")
     @classmethod
@@ -151,6 +155,8 @@ class ServerSpec(_Model):
         data["args"] = _masked_args(data["args"])
         if self.faketime:  # the default stays out of the record, so earlier runs keep their keys
             del data["faketime"]
+        if self.instructions is None:
+            del data["instructions"]
         return data
 
 
@@ -315,12 +321,34 @@ def _compile_regex(pattern: str) -> None:
         raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
 
 
+def _argument_paths(predicates: dict[str, Any]) -> dict[str, Any]:
+    """Check that every key of an argument predicate is a name or an argument path (``a.b``, ``items[].id``)."""
+    from mcptrials.jsonpath import argument_path_problem
+
+    for key in predicates:
+        problem = argument_path_problem(key)
+        if problem is not None:
+            raise ValueError(problem)
+    return predicates
+
+
+ArgumentPredicates = Annotated[dict[str, Any], AfterValidator(_argument_paths)]
+"""``must_include``: argument name or path -> the value it must equal (after normalisation)."""
+ArgumentMatchers = Annotated[dict[str, Matcher], AfterValidator(_argument_paths)]
+"""``must_match``: argument name or path -> the matcher its value must meet."""
+
+
 class EffectMember(_Model):
-    """One tool of an equivalence set with its own argument predicates (its own parameter names)."""
+    """One tool of an equivalence set with its own argument predicates (its own parameter names).
+
+    A predicate's key is an argument name or a path into the arguments: ``a.b``, ``items[0].id``,
+    ``entities[].name`` (any element of ``entities``); the predicate holds when some value the path
+    reaches meets it.
+    """
 
     tool: str
-    must_include: dict[str, Any] = Field(default_factory=dict)
-    must_match: dict[str, Matcher] = Field(default_factory=dict)
+    must_include: ArgumentPredicates = Field(default_factory=dict)
+    must_match: ArgumentMatchers = Field(default_factory=dict)
 
 
 class ToolEffectCheckpoint(_Model):
@@ -333,8 +361,8 @@ class ToolEffectCheckpoint(_Model):
     id: str
     kind: Literal["tool_effect"] = "tool_effect"
     tools: list[str] = Field(default_factory=list)
-    must_include: dict[str, Any] = Field(default_factory=dict)
-    must_match: dict[str, Matcher] = Field(default_factory=dict)
+    must_include: ArgumentPredicates = Field(default_factory=dict)
+    must_match: ArgumentMatchers = Field(default_factory=dict)
     members: list[EffectMember] = Field(default_factory=list)
     description: str = ""
 
@@ -356,19 +384,28 @@ class ToolEffectCheckpoint(_Model):
 
 
 class _TextChecks(_Model):
-    """Checks on a text: normalised values present, label-bound facts, values that must be absent.
+    """Checks on a text: normalised values present, label-bound facts, values that must be absent, patterns.
 
     A ``contains`` item that is a list is met by any of its values (``[invite, invitation]``).
+    Each ``regex`` (Python ``re`` syntax, searched anywhere in the text, ``case`` respected) must match.
     """
 
     contains: list[Scalar | list[Scalar]] = Field(default_factory=list)
     mode: Literal["all", "any"] = "all"
     facts: list[Fact] = Field(default_factory=list)
     absent: list[Scalar] = Field(default_factory=list)
+    regex: list[str] = Field(default_factory=list)
     case: Literal["sensitive", "insensitive"] = "insensitive"
 
+    @field_validator("regex")
+    @classmethod
+    def _valid_patterns(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            _compile_regex(pattern)
+        return patterns
+
     def has_text_checks(self) -> bool:
-        return bool(self.contains or self.facts or self.absent)
+        return bool(self.contains or self.facts or self.absent or self.regex)
 
 
 class ValueCheckpoint(_TextChecks):
@@ -387,7 +424,7 @@ class ValueCheckpoint(_TextChecks):
     @model_validator(mode="after")
     def _something(self) -> ValueCheckpoint:
         if not self.has_text_checks():
-            raise ValueError(f"value checkpoint {self.id!r} needs contains, facts or absent")
+            raise ValueError(f"value checkpoint {self.id!r} needs contains, facts, absent or regex")
         return self
 
 
@@ -496,7 +533,8 @@ class StateCheckpoint(_TextChecks):
         if fmt == "text" and (records or self.json_path):
             raise ValueError(f"state checkpoint {self.id!r}: where/match/count/json_path need a JSON or SQLite file")
         if fmt != "text" and self.has_text_checks():
-            raise ValueError(f"state checkpoint {self.id!r}: contains/facts/absent are for text files; use match")
+            raise ValueError(f"state checkpoint {self.id!r}: contains/facts/absent/regex are for text files; "
+                             "use match")
         if isinstance(self.count, int) and self.count < 0:
             raise ValueError(f"state checkpoint {self.id!r}: count must be at least 0")
         if not self.exists and (records or self.has_text_checks() or self.query):
@@ -512,8 +550,8 @@ class Minefield(_Model):
     """An effect that must not happen: a successful call of one of ``tools`` meeting the predicates."""
 
     tools: list[str] = Field(min_length=1)
-    must_include: dict[str, Any] = Field(default_factory=dict)
-    must_match: dict[str, Matcher] = Field(default_factory=dict)
+    must_include: ArgumentPredicates = Field(default_factory=dict)
+    must_match: ArgumentMatchers = Field(default_factory=dict)
     description: str = ""
 
 
@@ -531,8 +569,16 @@ class Grounding(_Model):
     allow: list[Scalar] = Field(default_factory=list)
 
 
+JudgeName = Literal["keypoints", "rubric"]
+JUDGE_NAMES: tuple[str, ...] = ("keypoints", "rubric")
+"""The judges a task may name as its verdict (``TaskSpec.judges``)."""
+
+
 class TaskSpec(_Model):
     """What a trajectory must achieve (checkpoints), must avoid (minefields) and in what order.
+
+    ``judges``: the model judges whose verdict the task's is (``keypoints``, ``rubric``). A task
+    that names judges may have no checkpoint: its verdict is then judged only (Tier-1 records none).
 
     ``grounding``: every figure, date, time and code the final answer asserts must come from the
     prompt, a tool result the agent saw, or simple arithmetic over them (false turns this off;
@@ -540,7 +586,8 @@ class TaskSpec(_Model):
     write twice with the same arguments (by default that is a ``duplicate_write``).
     """
 
-    checkpoints: list[Checkpoint] = Field(min_length=1)
+    checkpoints: list[Checkpoint] = Field(default_factory=list)
+    judges: list[JudgeName] = Field(default_factory=list)
     minefields: list[Minefield] = Field(default_factory=list)
     partial_order: list[tuple[str, str]] = Field(default_factory=list)
     complexity: Complexity | None = None
@@ -556,7 +603,14 @@ class TaskSpec(_Model):
             for cid in (before, after):
                 if cid not in ids:
                     raise ValueError(f"partial_order names unknown checkpoint {cid!r} (known: {ids})")
+        if len(set(self.judges)) != len(self.judges):
+            raise ValueError(f"judges must be named once each, got {self.judges}")
         return self
+
+    @property
+    def judge_only(self) -> bool:
+        """Whether the verdict is the judges' alone: no deterministic checkpoint decides it."""
+        return not self.checkpoints and bool(self.judges)
 
 
 class PlannedCall(_Model):
@@ -572,20 +626,59 @@ class PlannedCall(_Model):
         return value
 
 
-class Fixtures(_Model):
-    """Files copied into the episode sandbox before any server starts."""
+with warnings.catch_warnings():  # ``copy`` is the task format's key; a field of that name hides BaseModel.copy
+    warnings.filterwarnings("ignore", message='Field name "copy"', category=UserWarning)
+
+    class _CopyField(BaseModel):
+        copy: dict[str, str] = Field(default_factory=dict)  # type: ignore[assignment]
+
+
+class Fixtures(_Model, _CopyField):
+    """Files put into the episode sandbox before any server starts.
+
+    ``files``: sandbox-relative path -> text. ``copy``: sandbox-relative destination -> a file or
+    folder copied byte for byte (a relative source is read from the folder of the task file).
+    ``path_map``: an absolute path prefix the prompt names (``/root/data/``) -> the sandbox-relative
+    folder it stands for (``.`` for the sandbox itself); the prompt the agent sees and the
+    arguments of its calls are rewritten to the sandbox's real path.
+    """
 
     files: dict[str, str] = Field(default_factory=dict)
+    path_map: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("files")
-    @classmethod
-    def _inside_sandbox(cls, files: dict[str, str]) -> dict[str, str]:
-        from mcptrials.safety.paths import fixture_paths_problem
+    @model_validator(mode="after")
+    def _inside_sandbox(self) -> Fixtures:
+        from mcptrials.safety.paths import fixture_paths_problem, sandbox_path_problem
 
-        problem = fixture_paths_problem(files)
+        problem = fixture_paths_problem([*self.files, *self.copy])
         if problem is not None:
             raise ValueError(problem)
-        return files
+        for dest, source in self.copy.items():
+            if not source.strip() or "\x00" in source:
+                raise ValueError(f"copy {dest!r}: the source path is empty or has a NUL byte")
+        for prefix, rel in self.path_map.items():
+            if not prefix.startswith("/") or "\x00" in prefix:
+                raise ValueError(f"path_map {prefix!r}: the key must be an absolute path prefix (e.g. /root/data/)")
+            if rel.strip() not in {".", "./"}:
+                problem = sandbox_path_problem(rel)
+                if problem is not None:
+                    raise ValueError(f"path_map {prefix!r}: {problem}")
+        return self
+
+    def has_any(self) -> bool:
+        """Whether the fixtures put anything into the sandbox."""
+        return bool(self.files or self.copy)
+
+    def hash_view(self) -> dict[str, Any]:
+        """What the fixtures put in a sandbox, for hashes: copied sources by their bytes' sha256, not their path."""
+        from mcptrials.fixtures import tree_digest
+
+        view: dict[str, Any] = {"files": self.files}
+        if self.copy:
+            view["copy"] = {dest: tree_digest(source) for dest, source in self.copy.items()}
+        if self.path_map:
+            view["path_map"] = self.path_map
+        return view
 
 
 ChainStratum = Literal["short", "medium", "long"]
@@ -622,6 +715,9 @@ class Task(_Model):
     prompt: str = Field(min_length=1)
     concrete_prompt: str | None = None
     dependency_analysis: str | None = None
+    dependencies: list[tuple[str, str]] = Field(default_factory=list)
+    """(producer, consumer) pairs of qualified tools: the consumer takes the producer's output (MCP-Bench's
+    dependency chains); the rule metric ``dependency_compliance_rate`` checks the agent kept that order."""
     servers: list[str] = Field(min_length=1)
     category: str = "uncategorised"
     now: datetime | None = None
@@ -645,6 +741,9 @@ class Task(_Model):
 
     @model_validator(mode="after")
     def _distractors_elsewhere(self) -> Task:
+        if not self.spec.checkpoints and not self.spec.judges:
+            raise ValueError(f"spec.checkpoints of task {self.id!r} is empty: give a checkpoint, or name the judges "
+                             f"whose verdict it is in spec.judges ({', '.join(JUDGE_NAMES)})")
         for name in self.distractors:
             if split_qualified(name)[0] in self.servers:
                 raise ValueError(f"distractor {name!r} is on one of the task's own servers")
@@ -660,7 +759,7 @@ class Task(_Model):
             "prompt": self.prompt,
             "servers": self.servers,
             "now": self.now.isoformat() if self.now else None,
-            "fixtures": self.fixtures.model_dump(),
+            "fixtures": self.fixtures.hash_view(),
             **({"distractors": self.distractors} if self.distractors else {}),  # part of the offer
             **({"elicitation": [r.model_dump() for r in self.elicitation]} if self.elicitation else {}),
         })
@@ -801,6 +900,8 @@ class Episode(_Model):
     duration_s: float = 0.0
     servers: dict[str, ServerIdentity] = Field(default_factory=dict)
     """Per server of the episode, the identity of the world it answered from (the recording's key)."""
+    instructions: dict[str, str] = Field(default_factory=dict)
+    """Per server, the instructions the agent's system prompt carried (its ``initialize`` ones or the config's)."""
 
     @property
     def offered_tools(self) -> list[str]:

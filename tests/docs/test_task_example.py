@@ -49,3 +49,9 @@ def test_worked_example_passes_tasks_check(tmp_path: Path) -> None:
     assert done.returncode == 0, output
     assert expected_line_found("reference plans passing their own spec: 1/1", output), output
     assert expected_line_found("both: 1/1", output), output
+
+
+def test_judge_only_example_loads_without_checkpoints(tmp_path: Path) -> None:
+    _write_titled(tmp_path)
+    [brief] = load_tasks(tmp_path / "brief.yaml")
+    assert brief.spec.judge_only and brief.spec.judges == ["keypoints"] and brief.key_points

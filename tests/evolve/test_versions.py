@@ -95,3 +95,14 @@ def test_evolve_cli_is_reproducible(tmp_path: Path) -> None:
 def test_bad_stage_is_a_clear_error() -> None:
     result = CliRunner().invoke(app, ["tasks", "check", "--stages", "early,last"])
     assert result.exit_code == 2 and "unknown stage or version 'last'" in result.output
+
+
+def test_rewrite_renames_the_first_step_of_an_argument_path(unit_tasks) -> None:
+    task = unit_tasks[0]
+    cp = next(c for c in task.spec.checkpoints if isinstance(c, ToolEffectCheckpoint))
+    pathed = cp.model_copy(update={"must_match": {"from_unit.name": {"equals": "mile"},
+                                                  "from_unit[0]": {"regex": "^m"}, "to_unit": {"equals": "km"}}})
+    task = task.model_copy(update={"spec": task.spec.model_copy(update={"checkpoints": [pathed]})})
+    v3 = rewrite_task(task, Lineages(LINEAGES_DIR), "v3")
+    member = next(m for m in v3.spec.checkpoints[0].all_members() if m.tool == "units__convert_quantity")
+    assert set(member.must_match) == {"source_unit.name", "source_unit[0]", "target_unit"}

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from mcptrials.jsonpath import parse_json_path, select
 from mcptrials.model import StateCheckpoint, Task
-from mcptrials.scoring.state import capture_state, check_state, parse_json_path, select
+from mcptrials.scoring.state import capture_state, check_state
 
 
 def _task(*checkpoints: dict) -> Task:

@@ -56,6 +56,17 @@ def load_prompt(name: str) -> str:
     return resources.files("mcptrials.agents").joinpath(f"prompts/{name}.txt").read_text("utf-8")
 
 
+SERVER_INSTRUCTIONS_HEADER = load_prompt("server_instructions").strip()
+
+
+def with_server_instructions(system: str, toolbox: Toolbox) -> str:
+    """The agent's system prompt followed by each server's instructions the run passes on (``Toolbox.instructions``)."""
+    if not toolbox.instructions:
+        return system
+    blocks = "\n\n".join(f"Server {name}:\n{text}" for name, text in sorted(toolbox.instructions.items()))
+    return f"{system.rstrip()}\n\n{SERVER_INSTRUCTIONS_HEADER}\n\n{blocks}"
+
+
 def result_text(record: ToolCallRecord) -> str:
     """A call's result as the model reads it: the content, or the error kind and message."""
     return f"ERROR ({record.error_kind}): {record.content}" if record.is_error else record.content

@@ -21,6 +21,7 @@ from mcptrials.agents.base import (
     result_text,
     stuck,
     timed_generate,
+    with_server_instructions,
 )
 from mcptrials.agents.retrieval import Hit, ToolRetriever
 from mcptrials.model import ErrorKind, Task, ToolCallRecord, ToolCallRequest, ToolInfo, qualified_name, stable_hash
@@ -121,7 +122,8 @@ class CopilotAgent:
             raise ValueError("the copilot agent needs a model")
         pool = toolbox.tools
         routed: dict[str, ToolInfo] = {}
-        messages = [Message(role="system", content=self.system_prompt), Message(role="user", content=task.prompt)]
+        messages = [Message(role="system", content=with_server_instructions(self.system_prompt, toolbox)),
+                    Message(role="user", content=task.prompt)]
         for turn in range(self.max_turns):
             response, latency = await timed_generate(model, messages, [ROUTE, EXECUTE])
             trajectory.add_turn(response, latency)

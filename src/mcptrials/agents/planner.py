@@ -26,6 +26,7 @@ from mcptrials.agents.base import (
     stuck,
     timed_generate,
     tool_schemas,
+    with_server_instructions,
 )
 from mcptrials.model import Task, ToolCallRecord, stable_hash
 from mcptrials.models.base import ChatModel, Message, ModelResponse, ProviderError
@@ -106,7 +107,8 @@ class PlannerAgent:
         if model is None:
             raise ValueError("the planner agent needs a model")
         tools = tool_schemas(toolbox)
-        messages = [Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=task.prompt)]
+        messages = [Message(role="system", content=with_server_instructions(SYSTEM_PROMPT, toolbox)),
+                    Message(role="user", content=task.prompt)]
         evidence: list[str] = []
         written = ""
         trajectory.termination = "max_turns"

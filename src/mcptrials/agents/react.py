@@ -15,6 +15,7 @@ from mcptrials.agents.base import (
     stuck,
     timed_generate,
     tool_schemas,
+    with_server_instructions,
 )
 from mcptrials.model import Task, stable_hash
 from mcptrials.models.base import ChatModel, Message
@@ -53,7 +54,8 @@ class ReactAgent:
         if model is None:
             raise ValueError("the react agent needs a model")
         tools = tool_schemas(toolbox)
-        messages = [Message(role="system", content=self.system_prompt), Message(role="user", content=task.prompt)]
+        messages = [Message(role="system", content=with_server_instructions(self.system_prompt, toolbox)),
+                    Message(role="user", content=task.prompt)]
         if "plan" in self.modules:
             messages.append(await modules.write_plan(model, messages, tools, trajectory))
         for turn in range(self.max_turns):

@@ -17,6 +17,7 @@ from typing import Any
 from mcptrials.evolve.lineage import version_server_spec
 from mcptrials.evolve.mapping import CallTarget, ToolRemovedError, rewrite_call, tool_mapping
 from mcptrials.evolve.plan import PlanChain, PlanError, load_plan_chain
+from mcptrials.jsonpath import first_step, with_first_step
 from mcptrials.model import (
     Checkpoint,
     EffectMember,
@@ -140,24 +141,31 @@ def _targets(chains: Mapping[str, PlanChain], tool: str) -> list[CallTarget]:
 Predicates = tuple[str, dict[str, Any], dict[str, Matcher]]
 
 
+def _renamed(target: CallTarget, predicates: Mapping[str, Any]) -> dict[str, Any]:
+    """Predicates keyed by the target's argument names (a path's first step renamed); dropped arguments left out."""
+    out = {}
+    for key, value in predicates.items():
+        head = str(first_step(key))
+        if head not in target.dropped_args:
+            out[with_first_step(key, target.current(head))] = value
+    return out
+
+
 def _for_target(target: CallTarget, must_include: dict[str, Any], must_match: dict[str, Matcher]) -> Predicates:
     """One target's tool and predicates: renamed and dropped arguments, and its fixed selector values."""
-    include = {target.current(k): v for k, v in must_include.items() if k not in target.dropped_args}
+    include = _renamed(target, must_include)
     include.update(target.fixed_args)  # a selector that routes to the old behaviour is part of the effect
-    match = {target.current(k): m for k, m in must_match.items() if k not in target.dropped_args}
-    return target.tool, include, match
+    return target.tool, include, _renamed(target, must_match)
 
 
 def _implied_meet(target: CallTarget, member: EffectMember | Minefield) -> bool:
     """Whether the values an alias fixes itself meet the member's predicates on those arguments."""
-    from mcptrials.scoring.matchers import matches, values_equal
+    from mcptrials.scoring.matchers import arguments_satisfy
 
-    for key, value in target.implied_args.items():
-        if key in member.must_include and not values_equal(value, member.must_include[key]):
-            return False
-        if key in member.must_match and not matches(value, member.must_match[key]):
-            return False
-    return True
+    fixed = target.implied_args
+    include = {k: v for k, v in member.must_include.items() if first_step(k) in fixed}
+    match = {k: m for k, m in member.must_match.items() if first_step(k) in fixed}
+    return arguments_satisfy(fixed, include, match)
 
 
 def _rewrite_effect(cp: ToolEffectCheckpoint, chains: Mapping[str, PlanChain]) -> ToolEffectCheckpoint:

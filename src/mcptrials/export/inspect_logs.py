@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mcptrials.model import Episode, ModelTurn, Score, Task, ToolCallRecord, stable_hash
 from mcptrials.servers.client import event_lines
-from mcptrials.store.db import outcome_of, task_for
+from mcptrials.store.db import is_judged, outcome_of, task_for
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample
@@ -110,9 +110,9 @@ def _sample(episode: Episode, scores: Mapping[str, Score], task: Task | None, sa
     from inspect_ai.scorer import Score as InspectScore
 
     effects = scores.get("effects")
-    outcome = outcome_of(episode, effects)
+    outcome = outcome_of(episode, effects, scores.values())
     sample_scores: dict[str, InspectScore] = {}
-    if outcome != "infra_error" and effects is not None:
+    if outcome not in {"infra_error", "unjudged"} and effects is not None and not is_judged(effects):
         failed = [c for c in effects.checkpoints if not c.passed]
         explanation = "passed" if effects.passed else "failed: " + ", ".join(effects.failure_codes) + "".join(
             f"; {c.id}: {c.failure or 'unmet'} {c.detail}".rstrip() for c in failed)

@@ -51,7 +51,7 @@ async def judge_stored(store: object, judges: Sequence[Judge], model: JudgeModel
                        tasks: Mapping[tuple[str, str], Task] | None = None, concurrency: int = 4) -> JudgeRunResult:
     """Judge every stored, scored episode and store the judged scores beside its Tier-1 score."""
     from mcptrials.scoring.rescore import offered_tools
-    from mcptrials.store.db import Store, task_for
+    from mcptrials.store.db import Store, is_judged, outcome_of, task_for
 
     assert isinstance(store, Store)
     known = store.tasks()
@@ -67,6 +67,8 @@ async def judge_stored(store: object, judges: Sequence[Judge], model: JudgeModel
         async with limiter:
             found = await judge_episode(judges, task, episode, tier1, offered_tools(episode, catalog))
         store.put_scores(found)
+        if is_judged(tier1):  # a judge-only task: its outcome is its judges' verdict
+            store.write_score_rows([], {episode.id: outcome_of(episode, tier1, found)})
         result.episodes += 1
         result.scores += len(found)
         result.judge_errors += sum(JUDGE_ERROR in s.failure_codes for s in found)

@@ -83,15 +83,16 @@ def judge_section(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str,
                 continue
             judged_here = judged_scores(by)
             any_judged = any_judged or bool(judged_here)
-            t1.append(bool(effects.passed))
             tier2 = judged_here.get("tier2")
-            if tier2 is not None and JUDGE_ERROR not in tier2.failure_codes:
-                judged += 1
-                overturned += bool(tier2.passed)
-                t12.append(bool(tier2.passed))
-            else:
-                errors += tier2 is not None
-                t12.append(bool(effects.passed))
+            if effects.passed is not None:  # (a judge-only task has no Tier-1 verdict to compare)
+                t1.append(bool(effects.passed))
+                if tier2 is not None and JUDGE_ERROR not in tier2.failure_codes:
+                    judged += 1
+                    overturned += bool(tier2.passed)
+                    t12.append(bool(tier2.passed))
+                else:
+                    errors += tier2 is not None
+                    t12.append(bool(effects.passed))
             rub = judged_here.get("rubric")
             if rub is not None and JUDGE_ERROR not in rub.failure_codes:
                 for d in DIMENSIONS:

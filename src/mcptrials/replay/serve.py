@@ -92,6 +92,8 @@ class ReplayConnection:
     went_live: bool = False
     missed: bool = False
     recorded_identity: ServerIdentity | None = None
+    instructions: str | None = None
+    """The server's instructions as the recorded episode passed them to its agent (None if it did not)."""
     _catch_up: anyio.Lock = field(default_factory=anyio.Lock)
     _reads: dict[str, RecordedCall] = field(default_factory=dict)
     """Answers of read-only tools (``readOnlyHint``) since the last other call: a repeat of one gets it again."""
@@ -236,13 +238,13 @@ class Replay:
         the fixtures are laid out once per distinct set and kept until the replay is gone.
         """
         if self.on_miss == "live":
-            return episode_sandbox(task.fixtures.files)
-        key = stable_hash(task.fixtures.files)
+            return episode_sandbox(task.fixtures)
+        key = stable_hash(task.fixtures.hash_view())
         if key not in self._sandboxes:
             root = Path(tempfile.mkdtemp(prefix=temp_prefix("replay"))).resolve()
             weakref.finalize(self, shutil.rmtree, root, True)
             (root / "sandbox").mkdir()
-            write_fixtures(root / "sandbox", task.fixtures.files)
+            write_fixtures(root / "sandbox", task.fixtures)
             self._sandboxes[key] = root / "sandbox"
         return nullcontext(self._sandboxes[key])
 
@@ -274,7 +276,8 @@ class Replay:
                   if _same_world(e.servers.get(spec.name), recorded)]
         return ReplayConnection(spec=spec, tools=tools, server_info=info,
                                 primary=_Cursor(self.recording.history(primary, spec.name)), others=others,
-                                strict=strict, recorded_identity=identity)
+                                strict=strict, recorded_identity=identity,
+                                instructions=primary.instructions.get(spec.name))
 
     def opener(self, task: Task, attempt: int) -> Callable[..., AbstractAsyncContextManager[Toolbox]]:
         """The toolbox opener for one episode (same call shape as ``open_toolbox``)."""

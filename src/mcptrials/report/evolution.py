@@ -124,11 +124,13 @@ def evolution_summary(rows: list[dict[str, Any]], tasks: Mapping[tuple[str, str]
         return None
     if lineages is None:
         lineages = _default_lineages()
-    usable = [r for r in rows if r["outcome"] != "infra_error" and r["checkpoint_fraction"] is not None]
+    usable = [r for r in rows if r["outcome"] in {"passed", "failed"}]
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
     passes: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    for r in usable:
-        values[(r["task_id"], r["version"])].append(version_task_score(r["checkpoint_fraction"], r["failure_codes"]))
+    for r in usable:  # a judge-only task's fulfilment is its judged verdict, 1 or 0 (MCPEvol-Bench's TF)
+        values[(r["task_id"], r["version"])].append(
+            float(r["outcome"] == "passed") if r["checkpoint_fraction"] is None
+            else version_task_score(r["checkpoint_fraction"], r["failure_codes"]))
         passes[(r["task_id"], r["version"])].append(r["outcome"] == "passed")
     table: dict[str, dict[str, float]] = defaultdict(dict)
     for (task_id, version), vals in values.items():

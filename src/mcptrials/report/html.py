@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from mcptrials.report.codes import all_codes
-from mcptrials.report.render import leaderboard_note, ranked
+from mcptrials.report.render import judged_note, leaderboard_note, ranked
 
 CHAIN_ORDER = ("short", "medium", "long")
 PALETTE = ("#2563eb", "#ea580c", "#16a34a", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777", "#4b5563")
@@ -180,11 +180,11 @@ def counts_figure(items: list[dict[str, Any]], key: str, title: str, colours: di
 
 
 def rules_figure(summary: list[dict[str, Any]], colours: dict[str, str]) -> go.Figure:
-    """The three rule metrics (MCP-Bench) per model x agent."""
+    """The rule metrics (MCP-Bench) per model x agent."""
     from mcptrials.report.summary import RULE_METRICS
 
     names = {"valid_tool_name_rate": "valid tool names", "schema_compliance_rate": "schema compliance",
-             "execution_success_rate": "execution success"}
+             "execution_success_rate": "execution success", "dependency_compliance_rate": "dependency compliance"}
     fig = go.Figure()
     for r in summary:
         fig.add_trace(go.Bar(x=[names[m] for m in RULE_METRICS], y=[r[m] for m in RULE_METRICS], name=_label(r),
@@ -238,6 +238,8 @@ def _leaderboard_table(summary: list[dict[str, Any]], comparison: dict[str, Any]
         raw.append([None, None, r["n_tasks"], r["k"], r["pass_hat_k"], r["ci95_low"], r["pass_at_k"], r["pass_at_1"],
                     r["infra_errors"], tokens, r["cost_usd"], *shared])
     note = f'<p class="note" id="leaderboard-note">{_esc(leaderboard_note(comparison))}</p>' if differ else ""
+    judged = judged_note(summary)
+    note += f'<p class="note" id="judged-note">{_esc(judged)}</p>' if judged else ""
     return note + _table(cols, rows, raw)
 
 
@@ -373,6 +375,9 @@ def render_html(report: dict[str, Any], title: str = "mcptrials report", source:
              ("tasks", str(len({e['task_id'] for e in episodes}))),
              ("versions", str(len({e['version'] for e in episodes}))),
              ("infra errors", str(sum(r["infra_errors"] for r in summary)))]
+    if any(r.get("judged_episodes") for r in summary):
+        cards += [("judged verdicts (judge-only tasks)", str(sum(r["judged_episodes"] for r in summary))),
+                  ("unjudged: not in pass rates", str(sum(r["unjudged"] for r in summary)))]
     if best is not None:
         rate = best["pass_hat_k"] if comparison.get("same_units", True) else best.get("pass_hat_k_shared")
         on = "" if comparison.get("same_units", True) else f" (on {comparison['shared_units']} shared units)"

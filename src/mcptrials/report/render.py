@@ -116,6 +116,18 @@ def _print_judges(report: dict[str, Any], console: Console) -> None:
         console.print(plain(f"Error types ({model}): " + ", ".join(f"{k} {v}" for k, v in by_count)))
 
 
+def judged_note(summary: list[dict[str, Any]]) -> str | None:
+    """Which verdicts are the judges' (judge-only tasks) and how many are still unjudged (one line), or None."""
+    judged = sum(r.get("judged_episodes", 0) for r in summary)
+    if not judged:
+        return None
+    unjudged = sum(r.get("unjudged", 0) for r in summary)
+    left = (f"; {unjudged} not judged yet, left out of the pass rates (`mcptrials score --judge MODEL` judges "
+            "them)") if unjudged else ""
+    return (f"{judged} episode verdict{'s are' if judged != 1 else ' is'} judged: judge-only tasks, decided by "
+            f"the judges they name (key points), not by Tier-1{left}.")
+
+
 def leaderboard_note(comparison: dict[str, Any]) -> str:
     """What the leaderboard ranks on when its rows ran different task sets (one line)."""
     sizes = " / ".join(str(n) for n in comparison["units_per_row"])
@@ -149,7 +161,8 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                 "infra errors", *([shared_col] if differ else [])):
         table.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     usage = PlainTable(title="Tool use and cost", title_justify="left")
-    for col in ("model", "agent", "valid names", "schema ok", "calls ok", "tokens in", "tokens out", "cost $"):
+    for col in ("model", "agent", "valid names", "schema ok", "calls ok", "deps kept", "tokens in", "tokens out",
+                "cost $"):
         usage.add_column(col, justify="left" if col in {"model", "agent"} else "right")
     if differ:
         console.print(leaderboard_note(comparison), highlight=False, soft_wrap=True)
@@ -159,9 +172,13 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                       _pct(r["pass_at_k"]), _pct(r["pass_at_1"]), str(r["tasks_short_of_k"]), str(r["infra_errors"]),
                       *([_pct(r.get("pass_hat_k_shared"))] if differ else []))
         usage.add_row(r["model"], r["agent"], _pct(r["valid_tool_name_rate"]), _pct(r["schema_compliance_rate"]),
-                      _pct(r["execution_success_rate"]), f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
+                      _pct(r["execution_success_rate"]), _pct(r["dependency_compliance_rate"]),
+                      f"{r['prompt_tokens']:,}", f"{r['completion_tokens']:,}",
                       f"{r['cost_usd']:.4f}")
     _show(console, table)
+    note = judged_note(report["summary"])
+    if note:
+        console.print(plain(note))
     _show(console, usage)
     _print_judges(report, console)
     _print_per_version(report, console)
@@ -175,6 +192,7 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
             sub.add_row(b["model"], b["agent"], b["value"], str(b["n_tasks"]), _pct(b["pass_hat_k"]),
                         _pct(b["pass_at_1"]), str(b["infra_errors"]))
         _show(console, sub)
+    _print_papers(report.get("papers") or {}, console)
     for evo in report.get("evolution", []):
         table = PlainTable(title=f"Server evolution: {evo['model']} / {evo['agent']} (ECS {_num(evo['ecs'])} over "
                             f"{evo['ecs_tasks']} tasks)", title_justify="left")
@@ -209,3 +227,37 @@ def print_tables(report: dict[str, Any], console: Console) -> None:
                 codes[code] = codes.get(code, 0) + 1
         by_count = sorted(codes.items(), key=lambda x: -x[1])
         console.print(plain("Failure codes: " + ", ".join(f"{c} {n}" for c, n in by_count)))
+
+
+def _print_papers(papers: dict[str, Any], console: Console) -> None:
+    """The published benchmarks' tables: effort and retrieval, pass rate by scope and dynamism, tasks solved."""
+    if not papers.get("effort"):
+        return
+    effort = PlainTable(title="Effort and retrieval (MCP-Bench, LiveMCPBench)", title_justify="left")
+    for col in ("model", "agent", "avg rounds", "avg tool calls", "retrievals/episode", "hallucinated tools"):
+        effort.add_column(col, justify="left" if col in {"model", "agent"} else "right")
+    for r in papers["effort"]:
+        effort.add_row(r["model"], r["agent"], _num(r["avg_rounds"]), _num(r["avg_tool_calls"]),
+                       _num(r["retrievals_per_episode"]), _pct(r["tool_hallucination_rate"]))
+    _show(console, effort)
+    split = PlainTable(title="Pass rate by server scope and dynamism (MCP-Bench, DynamicMCPBench)",
+                       title_justify="left")
+    for col in ("model", "agent", "by", "value", "episodes", "unjudged", "pass rate"):
+        split.add_column(col)
+    for key in ("server_scope", "cross_server", "dynamism"):
+        for r in papers.get(key, []):
+            split.add_row(r["model"], r["agent"], key.replace("_", " "), r["value"], str(r["episodes"]),
+                          str(r["unjudged"]), _pct(r["pass_rate"]))
+    _show(console, split)
+    if papers.get("error_classes"):
+        classes = PlainTable(title="Failed episodes by error class (LiveMCPBench)", title_justify="left")
+        for col in ("model", "agent", "query", "retrieve", "tool", "other"):
+            classes.add_column(col)
+        for r in papers["error_classes"]:
+            classes.add_row(r["model"], r["agent"], *(str(r[c]) for c in ("query", "retrieve", "tool", "other")))
+        _show(console, classes)
+    share = papers.get("solved_share") or {}
+    if share.get("units"):
+        console.print(f"Tasks no model solved: {_pct(share['none_solved'])}; every model solved: "
+                      f"{_pct(share['all_solved'])} (over {share['units']} tasks x versions all {share['models']} "
+                      "model x agent rows ran)", highlight=False)

@@ -12,15 +12,17 @@ from sqlalchemy import select
 from mcptrials.judges.summary import episode_judgments, judge_section
 from mcptrials.model import Episode, Score, Task, version_sort_key
 from mcptrials.report.evolution import evolution_summary
+from mcptrials.report.papers import paper_tables
 from mcptrials.report.sections import extra_sections
 from mcptrials.scoring.stats import pass_rates, wilson_interval
-from mcptrials.store.db import Store, outcome_of, task_for
+from mcptrials.store.db import UNJUDGED, Store, is_judged, outcome_of, task_for
 from mcptrials.store.db import episodes as episodes_table
 
 if TYPE_CHECKING:
     from mcptrials.evolve.versions import Lineages
 
-RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate")
+RULE_METRICS = ("valid_tool_name_rate", "schema_compliance_rate", "execution_success_rate",
+                "dependency_compliance_rate")
 
 
 def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]:
@@ -34,7 +36,8 @@ def episode_row(episode: Episode, scores: Mapping[str, Score]) -> dict[str, Any]
         "attempt": episode.attempt,
         "model": episode.model,
         "agent": episode.agent + (" (replay)" if any(s.replay_of for s in episode.servers.values()) else ""),
-        "outcome": outcome_of(episode, effects),
+        "outcome": outcome_of(episode, effects, scores.values()),
+        "verdict": "judged" if is_judged(effects) else "deterministic",
         "termination": episode.termination,
         "checkpoints": {c.id: c.passed for c in effects.checkpoints} if effects else {},
         "checkpoint_fraction": effects.value if effects else None,
@@ -57,11 +60,16 @@ Unit = tuple[str, str]
 
 
 def _units(rows: list[dict[str, Any]]) -> tuple[dict[Unit, list[bool]], Counter[Unit]]:
-    """Scored attempts per (task, version), and infra episodes per (task, version)."""
+    """Scored attempts per (task, version), and infra episodes per (task, version).
+
+    An unjudged episode (a judge-only task no judge has given a verdict on) is no attempt either.
+    """
     attempts: dict[Unit, list[bool]] = {}
     infra: Counter[Unit] = Counter()
     for row in rows:
         unit = (row["task_id"], row["version"])
+        if row["outcome"] == UNJUDGED:
+            continue
         attempts.setdefault(unit, [])
         if row["outcome"] == "infra_error":
             infra[unit] += 1
@@ -99,6 +107,8 @@ def _aggregate(rows: list[dict[str, Any]], k_override: int | None = None) -> dic
         "pass_hat_k": rates.pass_hat_k, "pass_at_k": rates.pass_at_k, "pass_at_1": rates.pass_at_1,
         "ci95_low": low if n else None, "ci95_high": high if n else None,
         "episodes": len(rows), "infra_errors": sum(infra.values()),
+        "judged_episodes": sum(r["verdict"] == "judged" for r in rows),
+        "unjudged": sum(r["outcome"] == UNJUDGED for r in rows),
         "tasks_short_of_k": len(short),
         "short_of_k": [unit_row(u) for u in sorted(short)],
         "infra_by_task": [unit_row(u) for u in sorted(infra)],
@@ -184,7 +194,8 @@ def build_report(episodes: Iterable[Episode], scores: Mapping[str, Mapping[str, 
     comparison = {key: compared[key] for key in ("same_units", "shared_units", "units_per_row")}
     return {"summary": summary, "comparison": comparison, "per_version": per_version, "breakdown": breakdown,
             "infra_unresolved": unresolved, "evolution": evolution, "judges": judge_section(episodes, scores, tasks),
-            **extra_sections(rows, summary), "episodes": rows}
+            **extra_sections(rows, summary), "papers": paper_tables(rows, {e.id: e for e in episodes}, tasks),
+            "episodes": rows}
 
 
 @dataclass(frozen=True)

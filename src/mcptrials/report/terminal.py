@@ -25,20 +25,24 @@ def episode_rows(episodes: list[dict[str, Any]]) -> list[list[str | Text]]:
             return str(e["infra_error"] or "infra_error")
         return ", ".join(e["failure_codes"]) or "-"
 
-    return [[e["task_id"], e["version"], str(e["attempt"]), e["outcome"], why(e), str(e["tool_calls"]),
+    def outcome(e: dict[str, Any]) -> str:
+        judged = e.get("verdict") == "judged" and e["outcome"] in {"passed", "failed"}
+        return f"{e['outcome']} (judged)" if judged else e["outcome"]
+
+    return [[e["task_id"], e["version"], str(e["attempt"]), outcome(e), why(e), str(e["tool_calls"]),
              str(e["turns"])] for e in episodes]
 
 
 def print_episodes(episodes: list[dict[str, Any]], console: Console) -> None:
     """Every episode as one row, one table per model x agent (``mcptrials explain CODE`` says what a code means)."""
-    colour = {"passed": "green", "failed": "red", "infra_error": "yellow"}
+    colour = {"passed": "green", "failed": "red", "infra_error": "yellow", "unjudged": "yellow"}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for e in episodes:
         groups.setdefault((e["model"], e["agent"]), []).append(e)
     for (model, agent), mine in sorted(groups.items()):
         rows = episode_rows(mine)
         for row in rows:
-            row[3] = plain(row[3], colour.get(str(row[3]), "white"))
+            row[3] = plain(row[3], colour.get(str(row[3]).split(" ")[0], "white"))
         console.print(fitted_table(f"Episodes of {model} / {agent} ({len(rows)})", EPISODE_COLUMNS, rows,
                                    ids=("task", "outcome", "version"), right=("attempt", "calls", "turns"),
                                    width=console.width))

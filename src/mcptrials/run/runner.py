@@ -21,6 +21,7 @@ import anyio
 import mcptrials
 from mcptrials import activity
 from mcptrials.agents.base import Agent, Trajectory
+from mcptrials.fixtures import map_paths, sandbox_prefixes
 from mcptrials.model import (
     INFRA_ERROR_KINDS,
     Episode,
@@ -55,7 +56,7 @@ from mcptrials.servers.pool import (
     reuse_reason,
     server_pool,
 )
-from mcptrials.servers.toolbox import Limits
+from mcptrials.servers.toolbox import Limits, Toolbox
 from mcptrials.store.db import Store, outcome_of
 from mcptrials.store.engine import StoreUnreachableError
 
@@ -93,6 +94,9 @@ class RunPlan:
     """Runs one episode elsewhere (``run --executor ray``: ``run.executors``); None runs it here (``run_episode``)."""
     reuse: bool = True
     """Let reusable servers serve several episodes (``servers.pool``); cannot change a score, so not in the key."""
+    server_instructions: bool = False
+    """Pass each server's instructions (``initialize``, or the config's ``instructions``) on to the agent's system
+    prompt (``run --server-instructions``); in the key when on, so earlier runs keep theirs."""
 
     @property
     def model_spec(self) -> str:
@@ -110,11 +114,13 @@ class RunPlan:
             **({"distractors": self.distractors} if self.distractors else {}),
             **({"replay": self.replay.settings()} if self.replay is not None else {}),
             **({"client": self.client.settings()} if self.client.settings() else {}),
+            **({"server_instructions": True} if self.server_instructions else {}),
         }
 
     def record(self) -> dict[str, Any]:
         """The run record: settings plus the environment they ran in (not part of the key)."""
-        return {**self.settings(), "attempts": self.attempts, "concurrency": self.concurrency,
+        return {**self.settings(), "server_instructions": self.server_instructions,  # (recorded off too)
+                "attempts": self.attempts, "concurrency": self.concurrency,
                 "max_cost": self.max_cost, "reuse": self.reuse and reuse_enabled(),
                 "server_reuse": {name: reuse_reason(spec)[1] for name, spec in sorted(self.servers.items())},
                 "tasks": len(self.tasks), "package_version": mcptrials.__version__,
@@ -199,7 +205,7 @@ def _git_revision() -> str | None:
 
 def score_episode(task: Task, episode: Episode, tools: dict[str, ToolInfo]) -> list[Score]:
     """The scores written with every episode: Tier-1 effects and rule metrics."""
-    return [score_effects(task, episode, tools), score_rules(episode, tools)]
+    return [score_effects(task, episode, tools), score_rules(episode, tools, task)]
 
 
 async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
@@ -224,12 +230,13 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
         async with opener(specs, sandbox, now=task.now.isoformat() if task.now else None,
                           limits=plan.limits, offer=offer_filter(task, plan.pool)) as box:
             offered = {t.qualified_name: t for t in box.tools}
+            seen = _as_the_agent_sees_it(plan, task, box, sandbox)
             if box.failures:
                 name, failure = next(iter(box.failures.items()))
                 infra = InfraError(kind="server_start", message=str(failure), server=name)
             else:
                 try:
-                    await plan.agent.run(task, box, model, trajectory)
+                    await plan.agent.run(seen, box, model, trajectory)
                 except ProviderError as exc:
                     if exc.fatal:
                         fatal = exc
@@ -261,9 +268,20 @@ async def run_episode(plan: RunPlan, task: Task, attempt: int, run_id: str,
         final_answer=trajectory.final_answer, termination=trajectory.termination, infra_error=infra,
         agent_error=trajectory.agent_error, usage=trajectory.usage, tool_hashes=tool_hashes, state=state,
         started_at=started, duration_s=time.perf_counter() - t0,
-        servers=identity,
+        servers=identity, instructions=dict(box.instructions),
     )
     return episode, offered
+
+
+def _as_the_agent_sees_it(plan: RunPlan, task: Task, box: Toolbox, sandbox: Path) -> Task:
+    """Set up what the episode's agent is shown: servers' instructions (when the run passes them on), and the
+    task's absolute paths (``fixtures.path_map``) turned into the sandbox's real ones, in its prompt and calls."""
+    if plan.server_instructions:
+        box.instructions = box.server_instructions()
+    if not task.fixtures.path_map:
+        return task
+    box.path_prefixes = sandbox_prefixes(task.fixtures.path_map, sandbox)
+    return task.model_copy(update={"prompt": map_paths(task.prompt, box.path_prefixes)})
 
 
 async def execute(plan: RunPlan, store: Store, on_event: ProgressHook | None = None) -> RunResult:
@@ -328,7 +346,7 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
             if (task.id, plan.version, plan.agent.name, plan.model_spec, attempt, config_hash) not in done:
                 todo.append((task, attempt, config_hash))
     planned = len(plan.tasks) * plan.attempts
-    counts = {"passed": 0, "failed": 0, "infra_error": 0}
+    counts = {"passed": 0, "failed": 0, "infra_error": 0}  # (and "unjudged" once a judge-only task has one)
     if on_event:
         on_event(f"start:{len(todo)}:{planned - len(todo)}", None)
     limiter = anyio.Semaphore(max(1, plan.concurrency))
@@ -374,7 +392,8 @@ async def _execute(plan: RunPlan, store: Store, run_id: str, owner: dict[str, An
         for name, seen in episode.servers.items():
             identities.setdefault(name, set()).add((seen.tools_hash, seen.name, seen.version))
         effects = scores[0]
-        counts[outcome_of(episode, effects)] += 1
+        outcome = outcome_of(episode, effects, scores)
+        counts[outcome] = counts.get(outcome, 0) + 1
         if episode.infra_error is not None:
             infra.append((episode.id, episode.infra_error))
         activity.done(f"{task.id}#{attempt}")

@@ -103,6 +103,8 @@ def hidden_values_digest(spec: ServerSpec, leave_out: Iterable[str] = ()) -> str
     shown = {k: v for k, v in spec.public_view().items() if k not in set(leave_out)}
     if spec.faketime:
         full.pop("faketime", None)
+    if spec.instructions is None:
+        full.pop("instructions", None)
     return None if full == shown else _slow_digest(json.dumps(full, sort_keys=True, default=str))
 
 

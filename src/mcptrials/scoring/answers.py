@@ -557,3 +557,8 @@ def absent_violations(text: str, values: Iterable[Scalar], *, fold: bool = True)
             out.append(v)
             break
     return out
+
+
+def pattern_found(pattern: str, text: str, insensitive: bool) -> bool:
+    """Whether a spec's regex (Python ``re``, validated when the task loaded) matches anywhere in ``text``."""
+    return re.search(pattern, text, re.IGNORECASE if insensitive else 0) is not None

@@ -31,6 +31,7 @@ from mcptrials.scoring.answers import (
     find_in_normalised,
     normalise_text,
     number_mentions,
+    pattern_found,
     sentence_bounds,
     states,
     tables_as_sentences,
@@ -639,12 +640,20 @@ def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim
             return False
     if checks.facts and not facts_stated(text, checks.facts):
         return False
+    if checks.regex and _unmatched_patterns(checks, text):
+        return False
     return not (absent and checks.absent and absent_violations(text, checks.absent))
+
+
+def _unmatched_patterns(checks: ValueCheckpoint | StateCheckpoint, text: str) -> list[str]:
+    """The checkpoint's ``regex`` patterns that match nowhere in ``text``."""
+    insensitive = checks.case == "insensitive"
+    return [p for p in checks.regex if not pattern_found(p, text, insensitive)]
 
 
 def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
                   absent: bool = True) -> list[Problem]:
-    """What ``text`` fails of a checkpoint's ``contains``/``facts``/``absent`` (empty when it holds).
+    """What ``text`` fails of a checkpoint's ``contains``/``facts``/``regex``/``absent`` (empty when it holds).
 
     ``contains`` values are found normalised and at word starts ("G3" is not in "G31"); in a tool
     result (``verbatim``), a value copied out of it is also found as a plain substring. A fact
@@ -663,6 +672,9 @@ def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verba
         if not verdict.stated:
             code = "ambiguous_claim" if verdict.code == "ambiguous" else "missing_value"
             problems.append(Problem(code, verdict.detail))
+    unmatched = _unmatched_patterns(checks, text)
+    if unmatched:
+        problems.append(Problem("missing_value", f"no match for {unmatched}"))
     claimed = absent_violations(text, checks.absent) if absent else []
     if claimed:
         problems.append(Problem("missing_value", f"states {claimed}, which must not be claimed"))

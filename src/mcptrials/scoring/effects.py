@@ -203,14 +203,31 @@ def _implicit_checks(task: Task, episode: Episode, calls: Calls,
     return out
 
 
+JUDGED = "judged"
+"""``Score.detail["verdict"]`` of a task whose verdict is its judges' (``TaskSpec.judges``): Tier-1 gives none."""
+
+
+def _judged(task: Task, episode: Episode, calls: Calls) -> Score:
+    """A judge-only task's Tier-1 score: no verdict (``passed`` None), the judges that give it, minefields hit."""
+    hits = minefield_hits(task.spec.minefields, calls)
+    return Score(episode_id=episode.id, scorer=SCORER, scorer_version=VERSION, passed=None, value=None,
+                 failure_codes=["minefield"] if hits else [],
+                 detail={"verdict": JUDGED, "judges": list(task.spec.judges), "minefield_hits": hits})
+
+
 def score_effects(task: Task, episode: Episode, tools: Mapping[str, ToolInfo] | None = None) -> Score:
     """Grade one episode against its task's spec with the deterministic Tier-1 rules.
+
+    A judge-only task (no checkpoint, ``spec.judges`` named) gets no Tier-1 verdict: ``passed``
+    is None and ``detail["verdict"]`` is ``judged`` (its judges decide; see ``store.db.outcome_of``).
 
     ``tools`` (qualified name -> tool) supplies input schemas, so arguments are compared
     with their defaults filled in; without it, only given arguments are compared.
     """
     forget_episode()
     calls = _successful(episode, tools)
+    if task.spec.judge_only:
+        return _judged(task, episode, calls)
     results: list[CheckpointResult] = []
     met: dict[str, list[int]] = {}
     end = len(episode.steps) + 1

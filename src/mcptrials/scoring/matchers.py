@@ -13,8 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mcptrials.jsonpath import argument_path, is_argument_path, select
 from mcptrials.model import Matcher
-from mcptrials.scoring.answers import absent_violations, normalise_text, number_mentions, states
+from mcptrials.scoring.answers import absent_violations, normalise_text, number_mentions, pattern_found, states
 from mcptrials.scoring.claims import check_facts
 
 _MISSING = object()
@@ -94,7 +95,7 @@ def matches(actual: Any, matcher: Matcher) -> bool:
         if isinstance(actual, dict | list) or actual is None:
             return False
         text = actual if isinstance(actual, str) else str(actual)
-        return re.search(matcher.regex, text, re.IGNORECASE if insensitive else 0) is not None
+        return pattern_found(matcher.regex, text, insensitive)
     if kind == "contains":
         return _contains(actual, matcher.contains, insensitive)
     if kind == "contains_all":
@@ -205,27 +206,55 @@ def effective_arguments(arguments: Mapping[str, Any] | None,
     return out
 
 
+def _reached(arguments: Mapping[str, Any], key: str) -> list[Any]:
+    """The values a predicate key reads: one argument by name, or every value an argument path reaches."""
+    if key in arguments:
+        return [arguments[key]]
+    if not is_argument_path(key):
+        return []
+    return select(arguments, argument_path(key))
+
+
+def _leaf_name(key: str) -> str:
+    """The name a predicate key ends in (``files[0].path`` -> ``path``), to tell whether it names a path."""
+    if not is_argument_path(key):
+        return key
+    names = [step for step in argument_path(key) if isinstance(step, str) and step != "*"]
+    return names[-1] if names else key
+
+
 def arguments_satisfy(arguments: Mapping[str, Any] | None, must_include: Mapping[str, Any],
                       must_match: Mapping[str, Matcher]) -> bool:
     """Whether (effective) arguments include every ``must_include`` pair and meet every matcher.
 
-    Expected values of path parameters are normalised like the arguments they are compared to.
+    A key is an argument's name or a path into the arguments (``a.b``, ``items[0].id``,
+    ``entities[].name``): the predicate holds when some value the path reaches meets it (an
+    ``absent`` matcher: when every value does). Expected values of path parameters are
+    normalised like the arguments they are compared to.
     """
     if arguments is None:
         return not must_include and not must_match
     for key, expected in must_include.items():
-        if is_path_parameter(key):
+        found = _reached(arguments, key)
+        nested = key not in arguments
+        if is_path_parameter(_leaf_name(key)):
             expected = normalise_path(expected)
-        if key not in arguments or not values_equal(arguments[key], expected):
+            found = [normalise_path(v) for v in found] if nested else found
+        if not any(values_equal(value, expected) for value in found):
             return False
     for key, matcher in must_match.items():
-        value = arguments.get(key, _MISSING)
-        if is_path_parameter(key) and matcher.kind in {"equals", "one_of"}:
+        found = _reached(arguments, key)
+        if is_path_parameter(_leaf_name(key)) and matcher.kind in {"equals", "one_of"}:
             options = [matcher.equals] if matcher.kind == "equals" else list(matcher.one_of or [])
             fold = matcher.case == "insensitive"
-            if value is _MISSING or not any(values_equal(value, normalise_path(o), fold) for o in options):
+            if key not in arguments:
+                found = [normalise_path(v) for v in found]
+            if not any(values_equal(value, normalise_path(o), fold) for value in found for o in options):
                 return False
             continue
-        if not matches(value, matcher):
+        if not found:
+            found = [_MISSING]
+        test = all if matcher.kind == "absent" else any
+        if not test(matches(value, matcher) for value in found):
             return False
     return True

@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 from mcptrials.model import Episode, Task, ToolInfo, split_qualified
 from mcptrials.scoring.effects import score_effects
 from mcptrials.scoring.rules import score_rules
-from mcptrials.store.db import Store, outcome_of, score_row, task_for
+from mcptrials.store.db import Store, is_judged, outcome_of, score_row, task_for
 
 CHUNK = 500
 """Episodes per range: per read, per job and per write transaction."""
@@ -104,8 +104,10 @@ def _score_range(bounds: tuple[str, str | None]) -> _Scored:
             continue
         tools = _WORLD.tools_for(episode)
         effects = score_effects(task, episode, tools)
-        rows += [score_row(effects), score_row(score_rules(episode, tools))]
+        rows += [score_row(effects), score_row(score_rules(episode, tools, task))]
         outcome = outcome_of(episode, effects)
+        if is_judged(effects) and stored in {"passed", "failed"}:
+            outcome = stored  # a judge-only task's verdict is its judges': Tier-1 leaves it as they gave it
         if outcome != stored:  # (an episode row is large: it is rewritten only when its outcome changes)
             changed[episode.id] = outcome
         out.scored += 1

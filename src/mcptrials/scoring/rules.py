@@ -1,4 +1,4 @@
-"""Rule metrics of MCP-Bench §5.1: valid tool names, schema compliance, execution success."""
+"""Rule metrics of MCP-Bench §5.1: valid tool names, schema compliance, execution success, dependency compliance."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 
-from mcptrials.model import Episode, Score, ToolInfo, stable_hash
+from mcptrials.model import Episode, Score, Task, ToolCallRecord, ToolInfo, stable_hash
 
 SCORER = "rules"
-VERSION = "1"
+VERSION = "2"
 
 
 Check = Callable[[Any], bool]
@@ -107,10 +107,25 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
-def score_rules(episode: Episode, tools: Mapping[str, ToolInfo]) -> Score:
-    """Compute the three rule metrics over every tool call of ``episode``.
+def dependency_compliance(calls: list[ToolCallRecord], dependencies: list[tuple[str, str]]) -> tuple[int, int]:
+    """(edges kept, edges the agent reached): an edge (producer, consumer) is reached when the consumer was
+    called, and kept when a successful producer call came before the consumer's first call."""
+    first_call: dict[str, int] = {}
+    first_success: dict[str, int] = {}
+    for position, call in enumerate(calls):
+        first_call.setdefault(call.name, position)
+        if not call.is_error:
+            first_success.setdefault(call.name, position)
+    reached = [(a, b) for a, b in dict.fromkeys(dependencies) if b in first_call]
+    kept = [(a, b) for a, b in reached if first_success.get(a, len(calls)) < first_call[b]]
+    return len(kept), len(reached)
 
-    ``tools`` maps qualified names to the tools the agent was offered.
+
+def score_rules(episode: Episode, tools: Mapping[str, ToolInfo], task: Task | None = None) -> Score:
+    """Compute the rule metrics over every tool call of ``episode``.
+
+    ``tools`` maps qualified names to the tools the agent was offered; the dependency compliance rate
+    is computed when ``task`` names dependencies (MCP-Bench's "dependency order" check).
     """
     calls = episode.tool_calls
     valid = [c for c in calls if c.name in tools]
@@ -120,6 +135,7 @@ def score_rules(episode: Episode, tools: Mapping[str, ToolInfo]) -> Score:
         "valid_tool_name_rate": _rate(len(valid), len(calls)),
         "schema_compliance_rate": _rate(len(compliant), len(valid)),
         "execution_success_rate": _rate(len(succeeded), len(calls)),
+        "dependency_compliance_rate": _rate(*dependency_compliance(calls, task.dependencies)) if task else None,
     }
     return Score(
         episode_id=episode.id, scorer=SCORER, scorer_version=VERSION, passed=None,

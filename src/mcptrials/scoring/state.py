@@ -12,11 +12,11 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mcptrials.jsonpath import JsonPathError, json_path_steps, select
 from mcptrials.model import CheckpointResult, Count, Matcher, StateCheckpoint, Task
 from mcptrials.scoring.answers import states
 from mcptrials.scoring.claims import text_problems
@@ -95,57 +95,6 @@ def capture_state(sandbox: Path, task: Task) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- selecting records
 
-_STEP = re.compile(r"\.(?P<name>[A-Za-z_][\w-]*|\*)|\[(?P<index>-?\d+|\*)\]|\[['\"](?P<key>[^'\"]+)['\"]\]")
-
-
-class JsonPathError(ValueError):
-    """A json_path this subset of JSONPath does not read."""
-
-
-def parse_json_path(path: str) -> list[str | int]:
-    """``$.messages[*].to`` into steps (``*`` for every child); ValueError for anything else."""
-    text = path.strip()
-    if not text.startswith("$"):
-        raise JsonPathError(f"json_path {path!r} must start with '$'")
-    steps: list[str | int] = []
-    pos = 1
-    while pos < len(text):
-        m = _STEP.match(text, pos)
-        if m is None:
-            raise JsonPathError(f"json_path {path!r}: cannot read from {text[pos:]!r} ($.a.b, [0], [*], ['k'])")
-        if m["name"] is not None:
-            steps.append(m["name"])
-        elif m["key"] is not None:
-            steps.append(m["key"])
-        else:
-            steps.append("*" if m["index"] == "*" else int(m["index"]))
-        pos = m.end()
-    return steps
-
-
-@lru_cache(maxsize=1024)
-def _steps(path: str) -> tuple[str | int, ...]:
-    """:func:`parse_json_path`, once per path (a task's paths are read for every record of every episode)."""
-    return tuple(parse_json_path(path))
-
-
-def select(document: Any, steps: Iterable[str | int]) -> list[Any]:
-    """The nodes of ``document`` that ``steps`` lead to."""
-    nodes = [document]
-    for step in steps:
-        nxt: list[Any] = []
-        for node in nodes:
-            if step == "*":
-                nxt += list(node.values()) if isinstance(node, dict) else list(node) if isinstance(node, list) else []
-            elif isinstance(step, int):
-                if isinstance(node, list) and -len(node) <= step < len(node):
-                    nxt.append(node[step])
-            elif isinstance(node, dict) and step in node:
-                nxt.append(node[step])
-        nodes = nxt
-    return nodes
-
-
 _ABSENT = object()
 
 
@@ -156,7 +105,7 @@ def field_of(record: Any, name: str) -> Any:
     if name != "*" and not name.startswith("$") and "." not in name and "[" not in name:
         return record.get(name, _ABSENT) if isinstance(record, dict) else _ABSENT  # a plain name: one lookup
     try:
-        found = select(record, _steps("$." + name if not name.startswith(("$", "[")) else
+        found = select(record, json_path_steps("$." + name if not name.startswith(("$", "[")) else
                                                ("$" + name if name.startswith("[") else name)))
     except JsonPathError:
         found = [record[name]] if isinstance(record, dict) and name in record else []
@@ -187,7 +136,7 @@ def _records(cp: StateCheckpoint, snapshot: Mapping[str, Any]) -> tuple[list[Any
         document = _DOCUMENTS.get(text, lambda: json.loads(text))
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at line {exc.lineno})"
-    return select(document, _steps(cp.json_path or "$")), ""
+    return select(document, json_path_steps(cp.json_path or "$")), ""
 
 
 _DOCUMENTS: EpisodeMemo[str, Any] = EpisodeMemo(limit=16)

@@ -38,9 +38,9 @@ _TRANSPORTS: dict[str, Literal["stdio", "http", "sse"]] = {
 }
 _KNOWN_KEYS = {"command", "args", "env", "cwd", "url", "headers", "type", "transport", "category", "tags",
                "dynamism", "source_path", "version", "fixtures", "disabled", "envFile", "description",
-               "transportType", "serverUrl", "faketime", "reuse", "versions"}
+               "transportType", "serverUrl", "faketime", "reuse", "versions", "instructions"}
 _FOREIGN_KEYS = {"autoApprove", "alwaysAllow", "timeout", "dev", "networkTimeout", "trust", "includeTools",
-                 "excludeTools", "enabled", "name", "notes", "icon", "gallery", "instructions", "startup_timeout_sec",
+                 "excludeTools", "enabled", "name", "notes", "icon", "gallery", "startup_timeout_sec",
                  "tool_timeout_sec", "oauth", "auth", "roots"}
 """Keys other clients (Cline, Windsurf, VS Code, Cursor, Gemini CLI, Codex) write; ignored with a warning."""
 

@@ -166,6 +166,8 @@ class ServerConnection:
     dead: str | None = None
     server_info: dict[str, str | None] | None = None
     """The server's name and version as it stated them at ``initialize`` (None if it did not)."""
+    instructions: str | None = None
+    """The ``instructions`` the server gave at ``initialize`` (None if it gave none)."""
     episode: str | None = None
     """The episode's id, the value of ``${MCPTRIALS_EPISODE}``."""
     setup: ClientSetup = field(default_factory=lambda: current_client.get()[0])
@@ -293,6 +295,7 @@ class ServerConnection:
                     self.startup_s = time.perf_counter() - t0
                     info = client.server_info
                     self.server_info = None if info is None else {"name": info.name, "version": info.version}
+                    self.instructions = client.instructions or None
                     scope.deadline = math.inf
                     self._client = client
                     started = True

@@ -98,7 +98,7 @@ def stateful(task: Task, specs: dict[str, ServerSpec], read_only: dict[str, bool
 
 async def _play(task: Task, specs: list[ServerSpec], limits: Limits, label: str) -> list[str]:
     results = []
-    with episode_sandbox(task.fixtures.files) as sandbox:
+    with episode_sandbox(task.fixtures) as sandbox:
         async with open_toolbox(specs, sandbox, now=task.now.isoformat() if task.now else None, limits=limits,
                                 client=ClientSetup(elicitation=task.elicitation), episode=label) as box:
             if box.failures:
@@ -116,7 +116,7 @@ async def _play_reused(task: Task, specs: list[ServerSpec], limits: Limits) -> l
     async with server_pool() as pool:
         for _ in range(2):
             results = []
-            with episode_sandbox(task.fixtures.files) as sandbox:
+            with episode_sandbox(task.fixtures) as sandbox:
                 async with open_pooled_toolbox(specs, sandbox, now=task.now.isoformat() if task.now else None,
                                                limits=limits) as box:
                     if box.failures:

@@ -241,7 +241,7 @@ class ServerPool:
         self.prestarter = Prestarter(group=self.group, limits=limits, depth=depth, remove=self.remove)
         now = {id(task): task.now.isoformat() if task.now else None for task, _, _ in upcoming}
         self.prestarter.expect([(task, attempt, [s for s in specs if not self.pooled(s, now[id(task)], limits,
-                                                                                   bool(task.fixtures.files))])
+                                                                                   task.fixtures.has_any())])
                                 for task, attempt, specs in upcoming])
 
     def pooled(self, spec: ServerSpec, now: str | None, limits: Limits, fixtures: bool = False) -> bool:
@@ -451,13 +451,13 @@ def pooled_sandbox(task: Task, attempt: int) -> Iterator[Path]:
     """
     pool = current_pool()
     if pool is None:
-        with episode_sandbox(task.fixtures.files) as box:
+        with episode_sandbox(task.fixtures) as box:
             yield box
     elif pool.prestarter is not None:
         with pool.prestarter.sandbox(task, attempt) as box:
             yield box
     else:
-        with episode_sandbox(task.fixtures.files, keep=True) as box:
+        with episode_sandbox(task.fixtures, keep=True) as box:
             try:
                 yield box
             finally:

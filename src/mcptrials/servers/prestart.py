@@ -108,7 +108,7 @@ class Prestarter:
         unit.sandbox.mkdir()
         self.by_sandbox[unit.sandbox] = unit
         try:
-            write_fixtures(unit.sandbox, task.fixtures.files)
+            write_fixtures(unit.sandbox, task.fixtures)
         except ValueError:
             unit.specs, unit.broken = [], True  # the episode's own sandbox reports the bad fixture
         return unit
@@ -158,7 +158,7 @@ class Prestarter:
             unit = None
         if unit is None or unit.claimed:
             self.queue = [item for item in self.queue if (item[0].id, item[1]) != (task.id, attempt)]
-            with episode_sandbox(task.fixtures.files, keep=True) as box:
+            with episode_sandbox(task.fixtures, keep=True) as box:
                 try:
                     yield box
                 finally:

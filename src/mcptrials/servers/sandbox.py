@@ -1,4 +1,4 @@
-"""A per-episode sandbox directory: fixture files copied in, cleaned up afterwards."""
+"""A per-episode sandbox directory: fixture files written and copied in, cleaned up afterwards."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from mcptrials.fixtures import CopySourceError, copy_into
+from mcptrials.model import Fixtures
 from mcptrials.safety.paths import fixture_paths_problem
 from mcptrials.safety.tempdirs import temp_prefix
 
@@ -16,19 +18,25 @@ class FixtureError(ValueError):
     """A fixture path that would land outside the sandbox."""
 
 
-def write_fixtures(root: Path, files: Mapping[str, str]) -> None:
-    """Write each fixture file under ``root``; refuse absolute paths and ``..``."""
-    problem = fixture_paths_problem(files)
+def write_fixtures(root: Path, fixtures: Fixtures | Mapping[str, str]) -> None:
+    """Write each fixture text file and copy each copied file or folder under ``root``; refuse ``/`` and ``..``."""
+    files, copies = (fixtures.files, fixtures.copy) if isinstance(fixtures, Fixtures) else (fixtures, {})
+    problem = fixture_paths_problem([*files, *copies])
     if problem is not None:
         raise FixtureError(f"fixture {problem}")
     for rel, content in files.items():
         target = root.joinpath(*PurePosixPath(rel).parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
+    for rel, source in copies.items():
+        try:
+            copy_into(root, rel, source)
+        except (CopySourceError, OSError) as exc:
+            raise FixtureError(str(exc)) from None
 
 
 @contextmanager
-def episode_sandbox(files: Mapping[str, str] | None = None, *, keep: bool = False,
+def episode_sandbox(files: Fixtures | Mapping[str, str] | None = None, *, keep: bool = False,
                     parent: Path | None = None) -> Iterator[Path]:
     """Yield a fresh sandbox holding the task's fixtures; remove it afterwards unless ``keep``.
 

@@ -6,10 +6,11 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
+from mcptrials.fixtures import map_argument_paths
 from mcptrials.model import ServerIdentity, ServerSpec, ToolInfo, split_qualified, stable_hash
 from mcptrials.servers.client import ClientSetup, current_client
 from mcptrials.servers.connection import CallOutcome, ServerConnection, StartFailure
@@ -34,6 +35,11 @@ class Toolbox:
     """(servers offered whole, single ``server__tool`` names offered) when not every started tool is offered."""
     reuse_violation: str | None = None
     """Set after the episode when a reused server showed state (``servers.pool``): the episode is re-run, not scored."""
+    instructions: dict[str, str] = field(default_factory=dict)
+    """Per server, the instructions the agent is given (set by the runner when the run passes them on)."""
+    path_prefixes: dict[str, str] = field(default_factory=dict)
+    """Absolute path prefixes a task names -> their real paths in the sandbox (``Fixtures.path_map``): every
+    call's arguments are rewritten with them before the server sees them."""
 
     def offers(self, tool: ToolInfo) -> bool:
         """Whether the agent is offered ``tool`` (a distractor server's other tools are not)."""
@@ -47,6 +53,17 @@ class Toolbox:
     def tool(self, qualified: str) -> ToolInfo | None:
         """The tool listed under ``qualified``, if any live server offers it."""
         return next((t for t in self.tools if t.qualified_name == qualified), None)
+
+    def server_instructions(self) -> dict[str, str]:
+        """Per started server, what agents should know of it: the config's ``instructions``, else its own."""
+        out = {}
+        for name, conn in self.connections.items():
+            spec = getattr(conn, "spec", None)
+            text = spec.instructions if spec is not None and spec.instructions is not None else \
+                getattr(conn, "instructions", None)
+            if text and text.strip():
+                out[name] = text.strip()
+        return out
 
     def server_identity(self) -> dict[str, ServerIdentity]:
         """Per started server: its whole tool list's hash and its ``initialize`` name/version (recording key)."""
@@ -69,6 +86,8 @@ class Toolbox:
         if conn.dead is None and not any(t.name == tool and self.offers(t) for t in conn.tools):
             return server, None, CallOutcome(_unknown(qualified, self.tools), is_error=True,
                                              error_kind="unknown_tool")
+        if self.path_prefixes:
+            arguments = cast(dict[str, Any], map_argument_paths(arguments, self.path_prefixes))
         return server, tool, await conn.call(tool, arguments)
 
 

@@ -41,6 +41,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
 
+from mcptrials.judges.base import SCORER_PREFIX
 from mcptrials.model import Episode, Score, Task, ToolInfo
 from mcptrials.store.engine import StoreError, StoreUnreachableError, display_url, open_engine, store_url
 from mcptrials.store.migrate import check_store
@@ -152,10 +153,30 @@ INFRA_OUTCOME = "infra_error"
 """The stored outcome of an episode that infrastructure spoiled (not a result)."""
 
 
-def outcome_of(episode: Episode, effects: Score | None) -> str:
-    """passed | failed | infra_error, the three outcomes a report counts."""
+UNJUDGED = "unjudged"
+"""The outcome of an episode of a judge-only task that no judge giving a verdict has judged (not a result)."""
+
+
+def is_judged(effects: Score | None) -> bool:
+    """Whether a Tier-1 score leaves the verdict to the task's judges (a judge-only task)."""
+    return effects is not None and effects.passed is None and effects.detail.get("verdict") == "judged"
+
+
+def outcome_of(episode: Episode, effects: Score | None, judged: Iterable[Score] = ()) -> str:
+    """passed | failed | unjudged | infra_error: the outcomes a report counts.
+
+    A judge-only task's outcome is its named judges' verdict (``judged``: the episode's judge
+    scores): failed when one fails (or a minefield was hit), passed when every one that gives a
+    verdict passes; unjudged while none has (a rubric alone gives a score, not a verdict).
+    """
     if episode.infra_error is not None or episode.termination == "infra_error":
         return INFRA_OUTCOME
+    if effects is not None and is_judged(effects):
+        names = {SCORER_PREFIX + name for name in effects.detail.get("judges", [])}
+        verdicts = [s.passed for s in judged if s.scorer in names and s.passed is not None]
+        if "minefield" in effects.failure_codes or False in verdicts:
+            return "failed"
+        return "passed" if verdicts else UNJUDGED
     return "passed" if effects is not None and effects.passed else "failed"
 
 
@@ -267,7 +288,7 @@ class Store:
         row = {"id": episode.id, "run_id": episode.run_id, "task_id": episode.task_id,
                "version": episode.version, "agent": episode.agent, "model": episode.model,
                "attempt": episode.attempt, "config_hash": episode.config_hash,
-               "outcome": outcome_of(episode, effects), "created_at": _now(),
+               "outcome": outcome_of(episode, effects, episode_scores), "created_at": _now(),
                "data": episode.model_dump_json()}
         same_key = ((episodes.c.task_id == episode.task_id) & (episodes.c.version == episode.version)
                     & (episodes.c.agent == episode.agent) & (episodes.c.model == episode.model)

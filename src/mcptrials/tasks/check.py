@@ -45,6 +45,8 @@ def _verdict(task: Task, episode: Episode, tools: Mapping[str, ToolInfo]) -> tup
     reason = "; ".join([*(f"{r.id}: {r.detail}" for r in score.checkpoints if not r.passed),
                         *score.detail.get("minefield_hits", []), *score.detail.get("order_violations", []),
                         *errors[:2]])
+    if task.spec.judge_only:  # its judges decide: the plan must only run cleanly and stay off the minefields
+        return not errors and not score.failure_codes, reason
     return bool(score.passed) and not errors, reason
 
 
@@ -76,7 +78,7 @@ async def check_references(servers: Mapping[str, ServerSpec], tasks: list[Task],
             if lint:
                 passed, reason = False, "; ".join(filter(None, [reason, *(f"lint: {p}" for p in lint)]))
             result = CheckResult(task.id, passed, reason, lint=lint)
-            if passed:
+            if passed and not task.spec.judge_only:  # (a judge-only spec has no rule to discriminate with)
                 result.discrimination = await discrimination(task, episodes[0], rerun, tools)
         if runs > 1:
             first = _observed(task, episodes[0], tools)
@@ -96,7 +98,7 @@ def _pools_any(task: Task, plan: RunPlan) -> bool:
     """Whether an episode of ``task`` takes any server from the current pool."""
     pool = current_pool()
     now = task.now.isoformat() if task.now else None
-    return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, bool(task.fixtures.files))
+    return pool is not None and any(pool.pooled(plan.servers[name], now, plan.limits, task.fixtures.has_any())
                                     for name in task.servers if name in plan.servers)
 
 

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptrials.jsonpath import argument_names
 from mcptrials.model import (
     Episode,
     Matcher,
@@ -92,7 +93,7 @@ def constrained_arguments(task: Task, tool: str) -> set[str]:
         if isinstance(cp, ToolEffectCheckpoint):
             for member in cp.all_members():
                 if member.tool == tool:
-                    keys |= set(member.must_include) | set(member.must_match)
+                    keys |= argument_names([*member.must_include, *member.must_match])
     return keys
 
 
@@ -153,7 +154,7 @@ def sole_meeters(task: Task, reference: Episode,
 
 def _constrained_by(checkpoints: list[ToolEffectCheckpoint], tool: str) -> set[str]:
     return {key for cp in checkpoints for m in cp.all_members() if m.tool == tool
-            for key in [*m.must_include, *m.must_match]}
+            for key in argument_names([*m.must_include, *m.must_match])}
 
 
 def state_values(task: Task) -> list[Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mcptrials.jsonpath import argument_names
 from mcptrials.model import (
     Minefield,
     Task,
@@ -64,7 +65,7 @@ def tool_problems(task: Task, tools: Mapping[str, ToolInfo]) -> list[str]:
                 if info is None:
                     problems.append(f"checkpoint {cp.id!r}: member {member.tool!r} is not offered")
                     continue
-                unknown = _accepts(info, set(member.must_include) | set(member.must_match))
+                unknown = _accepts(info, argument_names([*member.must_include, *member.must_match]))
                 if unknown:
                     problems.append(f"checkpoint {cp.id!r}: member {member.tool!r} can never match: it has no"
                                     f" parameter {', '.join(map(repr, unknown))}")
@@ -84,7 +85,7 @@ def _mine_problems(index: int, mine: Minefield, tools: Mapping[str, ToolInfo]) -
         if info is None:
             out.append(f"minefield {index}: {tool!r} is not offered")
             continue
-        unknown = _accepts(info, set(mine.must_include) | set(mine.must_match))
+        unknown = _accepts(info, argument_names([*mine.must_include, *mine.must_match]))
         if unknown:
             out.append(f"minefield {index}: {tool!r} can never match: it has no parameter {', '.join(unknown)}")
     return out

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mcptrials.fixtures import copy_source_problem
 from mcptrials.model import Task
 from mcptrials.safety.loading import DocumentError, parse_json, parse_yaml, read_text
 
@@ -47,7 +48,8 @@ def _explain(error: ValidationError) -> str:
     parts = []
     for err in error.errors()[:5]:
         loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith(("function-after", "tagged-union")))
-        parts.append(f"{loc or '<task>'}: {err['msg'].removeprefix('Value error, ')}")
+        message = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{loc}: {message}" if loc else message)
     more = f" (+{error.error_count() - 5} more)" if error.error_count() > 5 else ""
     return "; ".join(parts) + more
 
@@ -62,6 +64,9 @@ def parse_tasks(records: Iterable[tuple[str, Any]]) -> list[Task]:
             task = Task.model_validate(record)
         except ValidationError as exc:
             raise TaskFileError(f"{where}: task {task_id!r}: {_explain(exc)}") from None
+        missing = _copy_problem(task)
+        if missing is not None:
+            raise TaskFileError(f"{where}: task {task.id!r}: fixtures.copy {missing}")
         if task.id in seen:
             raise TaskFileError(f"{where}: task id {task.id!r} is already used at {seen[task.id]}")
         seen[task.id] = where
@@ -87,8 +92,28 @@ def read_task_records(*paths: str | Path) -> list[tuple[str, Any]]:
                 text = read_text(file, "task file")
             except DocumentError as exc:
                 raise TaskFileError(str(exc)) from None
-            records.extend(_records(file, text))
+            records.extend((where, _with_copy_sources(record, file.parent)) for where, record in _records(file, text))
     return records
+
+
+def _with_copy_sources(record: Any, folder: Path) -> Any:
+    """The record with each relative ``fixtures.copy`` source resolved against the folder of its task file."""
+    fixtures = record.get("fixtures") if isinstance(record, dict) else None
+    if not isinstance(fixtures, dict) or not isinstance(fixtures.get("copy"), dict):
+        return record
+    copies = fixtures["copy"]
+    resolved = {dest: str((folder / source).resolve()) if isinstance(source, str) and source.strip()
+                and not Path(source).is_absolute() else source for dest, source in copies.items()}
+    return {**record, "fixtures": {**fixtures, "copy": resolved}}
+
+
+def _copy_problem(task: Task) -> str | None:
+    """The first copied fixture whose source cannot be read (``dest: why``), or None."""
+    for dest, source in task.fixtures.copy.items():
+        problem = copy_source_problem(source)
+        if problem is not None:
+            return f"{dest!r}: {problem}"
+    return None
 
 
 def check_servers(tasks: Iterable[Task], servers: Iterable[str]) -> list[str]:

@@ -211,6 +211,7 @@ def _describe(cp: Any) -> str:
         bits = [json.dumps(cp.contains, default=str)] if cp.contains else []
         bits += [f"facts {', '.join(str(f.labels[0]) for f in cp.facts)}"] if cp.facts else []
         bits += [f"not {json.dumps(cp.absent, default=str)}"] if cp.absent else []
+        bits += [f"matching {json.dumps(cp.regex)}"] if cp.regex else []
         return f"{' '.join(bits)} in {where[cp.source]}"
     if isinstance(cp, StateCheckpoint):
         return f"sandbox file {cp.path}" + ("" if cp.exists else " must not exist")
