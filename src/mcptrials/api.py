@@ -167,7 +167,8 @@ def build_report(db: str | Path = "mcptrials.db", *, k: int | None = None) -> di
     episodes, infra errors, tokens, cost, rule metrics), ``comparison`` (whether the rows ran the same units,
     and how many they share), ``per_version``, ``breakdown`` (per category and
     chain length), ``infra_unresolved``, ``evolution``, ``judges``, ``pass_k_curves``, ``failure_codes``,
-    ``tool_error_kinds``, ``pareto`` and ``episodes`` (one flat row per episode). Every key of every
+    ``tool_error_kinds``, ``pareto``, ``papers`` (the published benchmarks' own tables) and ``episodes``
+    (one flat row per episode). Every key of every
     section is described on the API page of the docs (docs/reference/api.md, "The report dict").
     """
     from mcptrials.report.summary import report_from_store

@@ -646,13 +646,23 @@ class Fixtures(_Model, _CopyField):
     files: dict[str, str] = Field(default_factory=dict)
     path_map: dict[str, str] = Field(default_factory=dict)
 
+    @field_validator("files")
+    @classmethod
+    def _files_inside_sandbox(cls, files: dict[str, str]) -> dict[str, str]:
+        from mcptrials.safety.paths import fixture_paths_problem
+
+        problem = fixture_paths_problem(files)
+        if problem is not None:
+            raise ValueError(problem)  # reported at fixtures.files
+        return files
+
     @model_validator(mode="after")
     def _inside_sandbox(self) -> Fixtures:
         from mcptrials.safety.paths import fixture_paths_problem, sandbox_path_problem
 
-        problem = fixture_paths_problem([*self.files, *self.copy])
+        problem = fixture_paths_problem([*self.files, *self.copy]) if self.copy else None
         if problem is not None:
-            raise ValueError(problem)
+            raise ValueError(f"copy: {problem}")
         for dest, source in self.copy.items():
             if not source.strip() or "\x00" in source:
                 raise ValueError(f"copy {dest!r}: the source path is empty or has a NUL byte")
