@@ -1,11 +1,14 @@
 """Tool retrieval for large pools (LiveMCPBench's copilot): rank servers and tools for a stated need.
 
-A tool's routing score combines how well the need matches its server and the tool itself,
-``s_server * s_tool * max(s_server, s_tool)``: both must fit, and the stronger match weighs
-more (a tool whose own description is terse is carried by a server that clearly fits).
+A tool's routing score combines how well the need matches its server and the tool itself: for
+BM25 and remote embeddings ``s_server * s_tool * max(s_server, s_tool)`` (both must fit, and the
+stronger match weighs more), for the embedded model ``SERVER_WEIGHT * s_server + s_tool`` (the
+tool's own match leads and its server's breaks near-ties: a product lets one broad server's tools
+crowd out the second need of a request). A tool with no similarity of its own scores 0 either way.
 Similarities come from a backend: BM25 (``bm25s``, offline), the embedded MiniLM embedding model
-(``local``, offline), both fused by reciprocal rank (``hybrid``), or embeddings from any
-OpenAI-compatible ``/v1/embeddings`` endpoint.
+(``local``, offline), both fused by a weighted sum of their scores (``hybrid``), or embeddings from
+any OpenAI-compatible ``/v1/embeddings`` endpoint. The embedded model compares a need with tool
+documents that include each parameter's description, not only its name.
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ from mcptrials.models.retry import RetryPolicy, with_retries
 from mcptrials.models.weights import WeightsError, cache_root
 
 RETRIEVERS = ("bm25", "local", "hybrid", "openai:MODEL")
-RRF_K = 60
-"""Reciprocal rank fusion's constant (Cormack et al., 2009): a document at rank r adds 1/(RRF_K + r)."""
+HYBRID_WEIGHTS = (0.2, 0.8)
+"""``hybrid``'s weights for BM25 and the embedded model: each backend's scores are divided by its best
+one's and summed with these weights (measured in docs/reference/measured.md; 0.1-0.3 for BM25 score
+within 0.02 of each other on both measured pools, rank fusion lower on the third-party one)."""
+SERVER_WEIGHT = 0.5
+"""The server similarity's weight in the embedded model's additive routing score."""
 
 
 class RetrieverError(ValueError):
@@ -282,25 +289,21 @@ def _save_atomically(path: Path, vectors: Any) -> None:
         Path(tmp_name).unlink(missing_ok=True)
 
 
-def rank_positions(scores: Sequence[float]) -> list[int]:
-    """Each score's 0-based rank, best first (ties keep list order)."""
-    order = sorted(range(len(scores)), key=lambda i: -scores[i])
-    positions = [0] * len(scores)
-    for rank, i in enumerate(order):
-        positions[i] = rank
-    return positions
-
-
 @dataclass
 class HybridSimilarity:
-    """Reciprocal rank fusion of several backends: each adds ``1/(RRF_K + rank)`` for a document it scores
-    above 0; the sums are divided by the best one's, so they lie in [0, 1]."""
+    """A weighted sum of several backends' scores, each first divided by its best document's (so one
+    backend's scale does not swamp another's); the sums are divided by the best one's, so they lie in [0, 1]."""
 
     backends: Sequence[Similarity]
+    weights: Sequence[float] = HYBRID_WEIGHTS
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(self.backends):
+            raise ValueError(f"hybrid: {len(self.backends)} backends but {len(self.weights)} weights")
 
     def settings(self) -> dict[str, Any]:
-        return {"backend": "hybrid", "fusion": f"reciprocal rank, k={RRF_K}",
-                "parts": [b.settings() for b in self.backends]}
+        return {"backend": "hybrid", "fusion": "weighted sum of max-normalised scores",
+                "weights": list(self.weights), "parts": [b.settings() for b in self.backends]}
 
     async def index(self, docs: Sequence[str]) -> Usage:
         usage = Usage()
@@ -311,12 +314,12 @@ class HybridSimilarity:
     async def similarities(self, query: str, docs: Sequence[str]) -> tuple[list[float], Usage]:
         fused = [0.0] * len(docs)
         usage = Usage()
-        for backend in self.backends:
+        for backend, weight in zip(self.backends, self.weights, strict=True):
             scores, spent = await backend.similarities(query, docs)
             usage = usage + spent
-            for i, rank in enumerate(rank_positions(scores)):
-                if scores[i] > 0:
-                    fused[i] += 1 / (RRF_K + rank + 1)
+            best = max(scores, default=0.0)
+            if best > 0:
+                fused = [f + weight * s / best for f, s in zip(fused, scores, strict=True)]
         top = max(fused, default=0.0)
         return [f / top if top > 0 else 0.0 for f in fused], usage
 
@@ -362,10 +365,30 @@ def server_document(server: str, tools: Sequence[ToolInfo]) -> str:
     return " ".join([server, *(f"{t.name}: {t.description}" for t in tools)])
 
 
-def tool_document(tool: ToolInfo) -> str:
-    """What a tool is about: its server, name, description and parameter names."""
-    params = " ".join((tool.input_schema.get("properties") or {}).keys())
-    return f"{tool.server} {tool.name}: {tool.description} {params}"
+def tool_document(tool: ToolInfo, *, described: bool = False) -> str:
+    """What a tool is about: its server, name, description and parameter names, each with its own
+    description when ``described`` (what a parameter takes often names the need: "ticker symbol",
+    "a city or station name")."""
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict):
+        properties = {}
+    if not described:
+        return f"{tool.server} {tool.name}: {tool.description} {' '.join(properties)}"
+    params = []
+    for name, schema in properties.items():
+        about = schema.get("description") if isinstance(schema, dict) else None
+        params.append(f"{name}: {' '.join(about.split())}" if isinstance(about, str) and about.strip() else name)
+    return f"{tool.server} {tool.name}: {' '.join(tool.description.split())} {'; '.join(params)}".strip()
+
+
+def combined_score(server: float, tool: float, server_weight: float | None) -> float:
+    """A tool's routing score from its server's and its own similarity: the product form when
+    ``server_weight`` is None, else ``server_weight * server + tool``; 0 whenever the tool's own is 0."""
+    if tool <= 0:
+        return 0.0
+    if server_weight is None:
+        return server * tool * max(server, tool)
+    return server_weight * server + tool
 
 
 @dataclass
@@ -374,18 +397,24 @@ class ToolRetriever:
 
     backend: Similarity
     spec: str = "bm25"
+    described: bool = False
+    """Tool documents carry each parameter's description (see ``tool_document``)."""
+    server_weight: float | None = None
+    """None: the product score; a number: the additive one (see ``combined_score``)."""
 
     def settings(self) -> dict[str, Any]:
-        return {"spec": self.spec, **self.backend.settings(), "score": "s_server*s_tool*max(s_server,s_tool)"}
+        score = ("s_server*s_tool*max(s_server,s_tool)" if self.server_weight is None
+                 else f"{self.server_weight:g}*s_server+s_tool")
+        return {"spec": self.spec, **self.backend.settings(), "score": score,
+                "tool_document": "parameter descriptions" if self.described else "parameter names"}
 
-    @staticmethod
-    def documents(pool: Sequence[ToolInfo]) -> tuple[dict[str, list[ToolInfo]], list[str], list[str]]:
+    def documents(self, pool: Sequence[ToolInfo]) -> tuple[dict[str, list[ToolInfo]], list[str], list[str]]:
         """The pool's tools by server (sorted), and the server and tool documents the backend compares."""
         servers: dict[str, list[ToolInfo]] = {}
         for tool in sorted(pool, key=lambda t: t.qualified_name):
             servers.setdefault(tool.server, []).append(tool)
         return (servers, [server_document(s, tools) for s, tools in servers.items()],
-                [tool_document(t) for tools in servers.values() for t in tools])
+                [tool_document(t, described=self.described) for tools in servers.values() for t in tools])
 
     async def index(self, pool: Sequence[ToolInfo]) -> Usage:
         """Prepare the backend for ``pool`` (a BM25 index, embedded documents) before the first route."""
@@ -405,7 +434,7 @@ class ToolRetriever:
         tool_sims, spent_tools = await self.backend.similarities(query, tool_docs)
         by_server = dict(zip(names, server_sims, strict=True))
         hits = [Hit(tool=t, server_score=by_server[t.server], tool_score=ts,
-                    score=by_server[t.server] * ts * max(by_server[t.server], ts))
+                    score=combined_score(by_server[t.server], ts, self.server_weight))
                 for t, ts in zip(tools, tool_sims, strict=True)]
         hits.sort(key=lambda h: (-h.score, -h.tool_score, h.tool.qualified_name))
         return [h for h in hits if h.score > 0][:k], spent_servers + spent_tools
@@ -424,7 +453,7 @@ def load_retriever(spec: str, base_url: str | None = None, *, persist: bool = Tr
         except WeightsError as exc:
             raise RetrieverError(f"--retriever {spec}: {' '.join(str(exc).split())}") from None
         backend: Similarity = local if spec == "local" else HybridSimilarity([Bm25Similarity(), local])
-        return ToolRetriever(backend=backend, spec=spec)
+        return ToolRetriever(backend=backend, spec=spec, described=True, server_weight=SERVER_WEIGHT)
     provider, sep, model = spec.partition(":")
     if provider == "openai" and sep:
         if not model:
