@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from mcptrials.agents.retrieval import load_retriever, parse_embeddings
+from mcptrials.agents.retrieval import combined_score, load_retriever, parse_embeddings, tool_document
 from mcptrials.agents.retrieval_eval import evaluate
 from mcptrials.bundled.world import bundled_servers
 from mcptrials.model import PlannedCall, Task, ToolInfo
@@ -32,6 +32,31 @@ async def test_same_name_tools_are_told_apart_by_their_server(pool, need: str, w
     top = hits[0]
     assert top.score == pytest.approx(top.server_score * top.tool_score * max(top.server_score, top.tool_score))
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_described_tool_documents_carry_each_parameters_description(pool) -> None:
+    tool = next(t for t in pool if t.qualified_name == "rail__get_station_codes_by_city")
+    plain, described = tool_document(tool), tool_document(tool, described=True)
+    about = tool.input_schema["properties"]["cities"]["description"]
+    assert "cities" in plain and about not in plain
+    assert described.startswith("rail get_station_codes_by_city: ")
+    assert f"cities: {' '.join(about.split())}" in described
+    odd = ToolInfo(server="s", name="t", description="  Does\n  a thing. ",
+                   input_schema={"type": "object", "properties": {"a": {"description": "  "}, "b": True, "c": {}}})
+    assert tool_document(odd, described=True) == "s t: Does a thing. a; b; c"  # odd schemas never crash
+    listed = odd.model_copy(update={"input_schema": {"properties": ["x"]}})
+    assert tool_document(listed, described=True) == "s t: Does a thing."
+
+
+@pytest.mark.parametrize(("server", "tool", "weight", "expected"), [
+    (0.5, 0.8, None, 0.5 * 0.8 * 0.8),
+    (0.5, 0.8, 0.5, 0.25 + 0.8),
+    (0.9, 0.0, 0.5, 0.0),  # nothing of the need in the tool itself: never carried by its server alone
+    (0.0, 0.7, 0.5, 0.7),
+    (0.0, 0.7, None, 0.0),
+])
+def test_combined_score(server: float, tool: float, weight: float | None, expected: float) -> None:
+    assert combined_score(server, tool, weight) == pytest.approx(expected)
 
 
 async def test_a_need_no_word_of_which_matches_returns_nothing(pool) -> None:

@@ -1,5 +1,5 @@
 """The embedded embedding model and the retrievers built on it: meaning over words, the on-disk vector
-cache, the SHA-256 check of its files, and BM25 + embeddings fused by reciprocal rank."""
+cache, the SHA-256 check of its files, and BM25 + embeddings fused by a weighted sum of their scores."""
 
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 
 from mcptrials.agents.retrieval import (
-    RRF_K,
+    HYBRID_WEIGHTS,
+    SERVER_WEIGHT,
     Bm25Similarity,
     HybridSimilarity,
     LocalEmbeddingSimilarity,
     load_retriever,
-    rank_positions,
 )
 from mcptrials.agents.retrieval_eval import evaluate
 from mcptrials.bundled.world import bundled_servers, bundled_tasks
+from mcptrials.model import ToolInfo
 from mcptrials.models.embedder import MODEL_FILE, MODEL_ID, DataFile, OnnxEmbedder, verified_path
 from mcptrials.models.weights import WeightsError
 from mcptrials.run.options import catalogue
@@ -92,25 +93,56 @@ def test_a_missing_weights_package_names_the_install_command(tmp_path: Path) -> 
         verified_path(absent, tmp_path)
 
 
-async def test_hybrid_is_the_reciprocal_rank_fusion_of_bm25_and_local(tmp_path: Path, embedder: OnnxEmbedder) -> None:
+async def test_hybrid_is_the_weighted_sum_of_bm25_and_local(tmp_path: Path, embedder: OnnxEmbedder) -> None:
     bm25, local = Bm25Similarity(), LocalEmbeddingSimilarity(embedder=embedder, cache=tmp_path)
     need = "which files mention INV-2291, and will it rain tomorrow?"
     fused, _ = await HybridSimilarity([bm25, local]).similarities(need, DOCS)
     expected = [0.0] * len(DOCS)
-    for backend in (bm25, local):
+    for backend, weight in zip((bm25, local), HYBRID_WEIGHTS, strict=True):
         scores, _ = await backend.similarities(need, DOCS)
-        for i, rank in enumerate(rank_positions(scores)):
-            expected[i] += 1 / (RRF_K + rank + 1) if scores[i] > 0 else 0.0
+        expected = [e + weight * s / max(scores) for e, s in zip(expected, scores, strict=True)]
     assert fused == pytest.approx([e / max(expected) for e in expected]) and max(fused) == 1.0
     assert fused[3] == 1.0  # the exact invoice number: both backends agree on it
+    with pytest.raises(ValueError, match="2 backends but 1 weights"):
+        HybridSimilarity([bm25, local], weights=[1.0])
+
+
+@pytest.fixture(scope="module")
+def bundled_pool() -> list[ToolInfo]:
+    return anyio.run(catalogue, bundled_servers())
+
+
+@pytest.mark.parametrize(("need", "wanted"), [
+    ("how far is it to drive from the museum to the airport?", {"maps__distance_matrix", "maps__directions"}),
+    ("is Tesla stock up today?", {"finance__get_quote"}),
+])
+async def test_on_the_bundled_tools_the_model_finds_what_bm25_misses(bundled_pool: list[ToolInfo], need: str,
+                                                                     wanted: set[str]) -> None:
+    lexical, _ = await load_retriever("bm25").route(need, bundled_pool, 5)
+    assert not wanted & {h.tool.qualified_name for h in lexical}
+    for spec in ("local", "hybrid"):
+        hits, _ = await load_retriever(spec, persist=False).route(need, bundled_pool, 5)
+        assert wanted & {h.tool.qualified_name for h in hits[:3]}, spec
+        top = hits[0]
+        assert top.score == pytest.approx(SERVER_WEIGHT * top.server_score + top.tool_score)
+
+
+def test_local_retrievers_record_their_documents_score_and_model() -> None:
+    settings = load_retriever("hybrid", persist=False).settings()
+    assert settings["tool_document"] == "parameter descriptions"
+    assert settings["score"] == f"{SERVER_WEIGHT:g}*s_server+s_tool"
+    assert settings["weights"] == list(HYBRID_WEIGHTS) and settings["parts"][1]["model"] == MODEL_ID
+    assert settings["parts"][1]["sha256"] == MODEL_FILE.sha256
+    assert load_retriever("bm25").settings()["tool_document"] == "parameter names"
 
 
 @pytest.mark.slow
-def test_hybrid_beats_bm25_on_the_bundled_world() -> None:
+def test_local_and_hybrid_beat_bm25_on_the_bundled_world() -> None:
     pool, tasks = anyio.run(catalogue, bundled_servers()), bundled_tasks()
     scores = {name: anyio.run(evaluate, load_retriever(name, persist=False), tasks, pool, [5])
-              for name in ("bm25", "hybrid")}
-    assert scores["hybrid"].recall[5] > scores["bm25"].recall[5] and scores["hybrid"].mrr > scores["bm25"].mrr
+              for name in ("bm25", "local", "hybrid")}
+    assert scores["hybrid"].recall[5] > scores["local"].recall[5] > scores["bm25"].recall[5]
+    assert scores["hybrid"].complete[5] > scores["bm25"].complete[5] and scores["hybrid"].mrr > scores["bm25"].mrr
     assert scores["hybrid"].index_seconds > scores["bm25"].index_seconds > 0
 
 
