@@ -36,8 +36,8 @@ from mcptrials.models.weights import WeightsError, cache_root
 RETRIEVERS = ("bm25", "local", "hybrid", "openai:MODEL")
 HYBRID_WEIGHTS = (0.2, 0.8)
 """``hybrid``'s weights for BM25 and the embedded model: each backend's scores are divided by its best
-one's and summed with these weights (measured in docs/reference/measured.md; 0.1-0.3 for BM25 score
-within 0.02 of each other on both measured pools, rank fusion lower on the third-party one)."""
+one's and summed with these weights (the embedded model leads: BM25 adds exact names and numbers;
+measured against 0.1, 0.3 and rank fusion in docs/reference/measured.md)."""
 SERVER_WEIGHT = 0.5
 """The server similarity's weight in the embedded model's additive routing score."""
 
