@@ -148,3 +148,74 @@ def test_mcpevol_task_fulfilment_by_the_key_point_judge(tmp_path: Path) -> None:
     report = json.loads(cli("report", "--db", str(db), "--format", "json").stdout)
     assert report["episodes"][0]["judges"]["keypoints"]["passed"] is True
     assert [(r["unjudged"], r["pass_rate"]) for r in report["papers"]["server_scope"]] == [(0, 1.0)]
+
+
+def _evolution_checkout(root: Path, rounds: list[dict]) -> Path:
+    """A small MCPEvol-Bench checkout written here: the notes server, no test case, one record per round."""
+    config = root / "servers" / "1mcp_config" / "original" / "mcp.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"@acme/notes": {
+        "command": sys.executable, "args": ["-m", "mcptrials.examples.notes_server"]}}}))
+    cases = root / "src" / "custom" / "data" / "test_cases" / "test_cases.json"
+    cases.parent.mkdir(parents=True)
+    cases.write_text("[]")
+    folder = root / "src" / "custom" / "data" / "mutation"
+    for record in rounds:  # round K lives K folders deep, as theirs do
+        folder = folder / "HYBRID"
+        folder.mkdir(parents=True)
+        (folder / "evolution.json").write_text(json.dumps(record))
+    return root
+
+
+def test_mcpevol_records_in_each_shape_their_rounds_use(tmp_path: Path) -> None:
+    """Rewrites recorded as old/new text with a per-parameter action become plans the real notes server is served
+    through; a parameter their source added and later removed never reaches a plan; a new tool (by config or by
+    name) is one dropped row, its summaries none."""
+    new_text = "Store text in a note, replacing whatever the note held before"
+    src = _evolution_checkout(tmp_path / "src", [
+        {"@acme/notes": {
+            "write_file": {
+                "evolution_summary": "narrowed the tool",
+                "tool_description_change": {"old_description": "Write a file", "new_description": new_text,
+                                            "reason": "clearer"},
+                "parameter_changes": [
+                    {"name": "content", "action": "modify", "description_old": "", "description_new": "The text"},
+                    {"name": "mode", "action": "add", "description_old": "", "description_new": "how to write"}],
+                "diff_hunks": [{"old_code": "a", "new_code": "b", "file_name": "notes.js"}]},
+            "mutation_type": "PARAM", "task_idx": 0}},
+        {"@acme/notes": {
+            "write_file": {
+                "evolution_summary": "dropped the mode again",
+                "parameter_changes": [
+                    {"name": "mode", "action": "remove", "description_old": "how to write", "description_new": ""},
+                    {"name": "content", "action": "modify", "description_old": "The text",
+                     "description_new": "The note's whole new text"}]},
+            "mutation_type": "PARAM", "task_idx": 0}},
+        {"@acme/notes": {
+            "integration_summary": "adds a search tool", "diff_hunks": [{"old_code": "", "new_code": "c"}],
+            "new_tool_config": {"name": "search_notes", "description": "Find notes", "input_schema": {}},
+            "mutation_type": "TOOL", "task_idx": 1}},
+        {"@acme/notes": {
+            "addition_summary": "adds a tag tool", "new_tool_name": "tag_note",
+            "auto_optimizations": [{"tool_name": "read_file", "reason": "r", "changes": "c"}],
+            "diff_hunks": [], "mutation_type": "TOOL", "task_idx": 2}}])
+    out = tmp_path / "out"
+    table = json.loads(cli("import", "mcpevol", str(src), "--out", str(out), "--format", "json").stdout)
+    rows = [(r["name"], r["status"], r["reason"]) for r in table["rows"] if r["kind"] == "mutation"]
+    assert [(name, status) for name, status, _ in rows] == [
+        ("round 1 @acme/notes:write_file (PARAM)", "partial"),
+        ("round 2 @acme/notes:write_file (PARAM)", "partial"),
+        ("round 3 @acme/notes:search_notes (TOOL)", "dropped"),
+        ("round 4 @acme/notes:tag_note (TOOL)", "dropped")]
+    assert "2 operations carried" in rows[0][2] and "mode" in rows[0][2]
+    assert "remove_param mode left out" in rows[1][2] and "read_file" in rows[3][2]
+    lineages = Lineages(out / "lineages")
+    assert lineages.versions("acme-notes") == ["v0", "v1", "v2"]
+    assert lineages.operators("acme-notes", "v2") == {"v1": ["O11"], "v2": ["O10"]}
+    listed = tmp_path / "tools.json"
+    cli("servers", "tools", "acme-notes", "--servers", str(out / "servers.json"), "--stage", "v2",
+        "--lineages", str(out / "lineages"), "--out", str(listed))
+    write = {t["name"]: t for t in json.loads(listed.read_text())["tools"]}["write_file"]
+    assert write["description"] == new_text
+    assert write["inputSchema"]["properties"]["content"]["description"] == "The note's whole new text"
+    assert sorted(write["inputSchema"]["properties"]) == ["content", "path"]
