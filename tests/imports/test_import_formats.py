@@ -47,6 +47,9 @@ def test_dynamicmcpbench_spec_mapping(tmp_path: Path) -> None:
     assert "state_condition" in rows[("task", "spec-add")]["reason"]
     assert "must_succeed false" in rows[("task", "spec-quote")]["reason"]
     assert rows[("trace", "trace-orphan")]["status"] == "dropped"
+    unrecorded = rows[("trace", "trace-none")]  # spec-quote was distilled from a trace the file does not hold
+    assert unrecorded["status"] == "dropped" and "spec-quote" in unrecorded["reason"]
+    assert rows[("trace", "trace-add")]["status"] == "mapped"
     assert rows[("server", "quotes")]["needs"] == "network"
     task = {t.id: t for t in load_tasks(tmp_path / "tasks.jsonl")}["spec-add"]
     add, double, answer = task.spec.checkpoints

@@ -30,13 +30,16 @@ def read_dynamicmcpbench(src: Path) -> Imported:
             _server(imported, expect(entry, dict, f"{manifest}: server"))
     else:
         imported.row("servers", str(manifest), "dropped", "no manifest.json beside the specs")
-    traces = {str(t.get("trace_id")): t for t in read_jsonl(folder / "traces.jsonl", "traces")} \
-        if (folder / "traces.jsonl").is_file() else {}
+    has_traces = (folder / "traces.jsonl").is_file()
+    traces = {str(t.get("trace_id")): t for t in read_jsonl(folder / "traces.jsonl", "traces")} if has_traces else {}
     for spec in read_jsonl(specs_path, "DynamicMCPBench specs"):
         task = _task(imported, spec)
         if task is None:
             continue
         trace = traces.pop(str(spec.get("source_trace_id")), None)
+        if trace is None and has_traces:
+            imported.row("trace", str(spec.get("source_trace_id")), "dropped",
+                         f"not in traces.jsonl: {task['id']} has no recording, so a --replay run leaves it out")
         if trace is not None:
             episode, tools = trace_episode(trace, task["id"], "dynamicmcpbench")
             task["reference"] = [{"tool": c.name, "args": c.arguments or {}} for c in episode.tool_calls
