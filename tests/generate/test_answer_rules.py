@@ -121,3 +121,17 @@ def test_a_day_of_next_week_may_be_given_by_its_weekday() -> None:
     assert check is not None
     assert _judge(check, "Monday: 559.5 CNY; Tuesday: 590.5 CNY.")
     assert not _judge(check, "Monday: 559.5 CNY; Wednesday: 590.5 CNY.")
+
+
+def test_two_figures_of_one_quantity_read_in_prose_are_bound_to_what_leads_up_to_them() -> None:
+    results = ['{"id": "2501.00001", "text": "Results. Over 400 instances the new solver needed a median of 12.5 '
+               'minutes per instance, while the greedy baseline needed 19.0 minutes per instance."}']
+    check = answer_checkpoint("In the paper's results the new solver needed a median of 12.5 minutes, against "
+                              "19.0 minutes for the greedy baseline.",
+                              "Read the solver paper's results: how long did the new solver take per instance "
+                              "against the greedy baseline?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Median time per instance: 12.5 min for the new solver, 19.0 min for the greedy baseline.")
+    assert _judge(check, "The new solver took a median 12.5 minutes per instance. The greedy baseline took 19.0.")
+    assert not _judge(check, "The new solver needed a median of 19.0 minutes, against 12.5 minutes for the greedy "
+                             "baseline.")

@@ -203,11 +203,43 @@ def _stem(word: str) -> str:
     return word if len(word) <= 5 else word[:max(5, len(word) - 3)]
 
 
-def _bound_facts(group: list[Value], answer: str, docs: list[Any]) -> list[Fact] | None:
-    """Label-bound facts for values that could be swapped; None when they have no distinct labels."""
+def _prose_swappable(group: list[Value], answer: str, read_results: list[str], docs: list[Any]) -> list[Value]:
+    """The values of a group, each with a unit, that one passage of running text in a result states beside
+    another of its quantity ("an error of 4.1 minutes ... 6.8 minutes for the rule"): a swap reads as well."""
+    texts = [r for r in read_results if parse_json(r) is None]
+    texts += [leaf for d in docs for _path, leaf in leaves(d) if isinstance(leaf, str) and len(leaf) > 80]
+    units = {v: tuple(quantity_names(u)) for v in group if (u := _unit_in(answer, v.value)) is not None}
+    out: list[Value] = []
+    for text in texts:
+        here = [v for v in group if v in units and grounded_in(v, text)]
+        out += [v for v in here if v not in out and sum(units[w] == units[v] for w in here) >= 2]
+    return out
+
+
+_SENTENCE_CUT = re.compile(r"[.;!?](?=\s|$)|\n")
+
+
+def _segment_words(value: Value, group: list[Value], answer: str) -> set[str]:
+    """The content words that lead up to a value in its sentence, from the group's value before it (or the
+    sentence's start); the group's last value in the sentence also takes the words after it to the end."""
+    norm = normalise_text(answer, fold=False)
+    start = max([m.end() for m in _SENTENCE_CUT.finditer(norm, 0, value.start)], default=0)
+    start = max([start, *(v.end for v in group if v.end <= value.start)])
+    end = next((m.start() for m in _SENTENCE_CUT.finditer(norm, value.end)), len(norm))
+    later = [v.start for v in group if value.end <= v.start < end]
+    text = norm[start:value.start] + (" " if later else " " + norm[value.end:end])
+    return {w for w in re.findall(r"[a-z]+", text.lower())
+            if len(w) >= 3 and w not in _LABEL_STOP and not quantity_names(w)}
+
+
+def _bound_facts(group: list[Value], answer: str, docs: list[Any], wide: bool = False) -> list[Fact] | None:
+    """Label-bound facts for values that could be swapped; None when they have no distinct labels.
+
+    ``wide``: a value's labels also take the words leading up to it in its sentence (values read in prose).
+    """
     labels = []
     for v in group:
-        words = _keys_of(v, docs)[0] | _context(v, answer)
+        words = _keys_of(v, docs)[0] | _context(v, answer) | (_segment_words(v, group, answer) if wide else set())
         words = {w for w in words if len(w) >= 3 and w not in _LABEL_STOP}
         labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs))
     distinct = []
@@ -497,6 +529,10 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             quantity = {v: tuple(quantity_names(_unit_in(answer, v.value) or "")) for v in swappable}
             swappable = [v for v in swappable if sum(q == quantity[v] for q in quantity.values()) >= 2]
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
+        prose = _prose_swappable(group, answer, read_results, docs) if kind == "number" and not bound else []
+        if len(prose) >= 2:  # values read in a paper's text: bound to the words that lead up to each
+            swappable = list(dict.fromkeys([*swappable, *prose]))
+            bound = _bound_facts(swappable, answer, docs, wide=True)
         if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
             facts += [_measured(f, _unit_in(answer, f.value)) if kind == "number" else f for f in bound]
         for v in group:
