@@ -6,7 +6,7 @@ import json
 from datetime import date
 
 from mcptrials.generate.answercheck import answer_checkpoint
-from mcptrials.generate.conclusions import superlative, yes_no
+from mcptrials.generate.conclusions import correlation_words, direction_words, superlative, yes_no
 from mcptrials.model import ValueCheckpoint
 from mcptrials.scoring.claims import check_facts, text_problems
 from mcptrials.scoring.conclusions import check_conclusion
@@ -135,3 +135,33 @@ def test_two_figures_of_one_quantity_read_in_prose_are_bound_to_what_leads_up_to
     assert _judge(check, "The new solver took a median 12.5 minutes per instance. The greedy baseline took 19.0.")
     assert not _judge(check, "The new solver needed a median of 19.0 minutes, against 12.5 minutes for the greedy "
                              "baseline.")
+
+
+def test_a_correlation_may_not_be_called_what_its_value_rules_out() -> None:
+    moderate = correlation_words("The 1-year correlation of KO and PEP returns is 0.42, a moderate positive one.",
+                                 [{"symbols": ["KO", "PEP"], "correlation": 0.42, "observations": 250}])
+    assert moderate is not None
+    assert not check_conclusion(moderate, "At 0.42 they move almost in lockstep - a very strong correlation.").passed
+    assert not check_conclusion(moderate, "They are negatively correlated (0.42).").passed
+    for fine in ("0.42: weak-to-moderate, far from moving in lockstep.", "0.42 - not a strong correlation.",
+                 "Correlation: 0.42."):
+        assert check_conclusion(moderate, fine).passed, fine
+    strong = correlation_words("Correlation 0.81: strongly correlated.", [{"corr": 0.81}])
+    assert strong is not None
+    assert not check_conclusion(strong, "0.81, so they barely move together.").passed
+    assert check_conclusion(strong, "They move closely together (r = 0.81).").passed
+    assert correlation_words("The correlation is 0.81.", [{"correlation": 0.81}, {"correlation": -0.3}]) is not None
+    assert correlation_words("Correlations: 0.81 and -0.3.", [{"correlation": 0.81}, {"correlation": -0.3}]) is None
+
+
+def test_signed_figures_rule_out_the_other_direction_and_a_universal_claim_over_mixed_signs() -> None:
+    quote = [{"symbol": "XYZ", "price": 20.5, "previous_close": 20.8, "change": -0.3, "change_pct": -1.44}]
+    [down] = direction_words("XYZ closed at 20.5, down 1.44% on the day.", quote)
+    assert not check_conclusion(down, "XYZ is rallying: 20.5, up sharply and at a new high.").passed
+    assert check_conclusion(down, "XYZ slipped 1.44% to 20.5; it did not rally.").passed
+    assert direction_words("XYZ closed at 20.5.", quote) == []  # the answer states no change: nothing to rule out
+    earnings = [{"symbol": s, "surprise_pct": v} for s, v in (("AAA", 3.1), ("BBB", -2.4), ("CCC", 0.8))]
+    [mixed] = direction_words("Surprises: AAA +3.1%, BBB -2.4% (a miss), CCC +0.8%.", earnings)
+    assert not check_conclusion(mixed, "All three beat: AAA 3.1%, BBB -2.4%, CCC 0.8%.").passed
+    assert check_conclusion(mixed, "Two of three beat (AAA 3.1%, CCC 0.8%); BBB missed at -2.4%.").passed
+    assert check_conclusion(mixed, "Not all three beat: BBB missed (-2.4%).").passed
