@@ -165,3 +165,18 @@ def test_signed_figures_rule_out_the_other_direction_and_a_universal_claim_over_
     assert not check_conclusion(mixed, "All three beat: AAA 3.1%, BBB -2.4%, CCC 0.8%.").passed
     assert check_conclusion(mixed, "Two of three beat (AAA 3.1%, CCC 0.8%); BBB missed at -2.4%.").passed
     assert check_conclusion(mixed, "Not all three beat: BBB missed (-2.4%).").passed
+
+
+def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None:
+    results = ['{"id": "2302.01234", "title": "Sparse Kernels for Tide Gauges", "authors": ["Mara Ode", '
+               '"Ken Sato"], "year": 2023, "venue": "JGR"}']
+    answer = ("@article{ode2023sparse,\n  title = {Sparse Kernels for Tide Gauges},\n"
+              "  author = {Mara Ode and Ken Sato},\n  journal = {JGR},\n  year = {2023}\n}")
+    check = answer_checkpoint(answer, "Get the BibTeX entry of the tide gauge paper.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "@inproceedings{ode23,\n  title = {Sparse Kernels for Tide Gauges},\n"
+                         "  author = {Ode, Mara and Sato, Ken},\n  booktitle = {Journal of Geophysical Research},\n"
+                         "  year = 2023\n}")
+    assert not _judge(check, answer.replace("2023}", "2022}"))
+    assert not _judge(check, answer.replace("Mara Ode and Ken Sato", "Ken Sato and Lu Wei").replace("ode2023", "sato"))
+    assert not _judge(check, answer.replace("Sparse Kernels for Tide Gauges", "Dense Kernels for Tide Gauges"))

@@ -510,11 +510,35 @@ def _with_weekdays(labels: list[str], today: date | None, asked: str) -> list[st
     return list(dict.fromkeys(out))
 
 
+_CITATION_FIELD = re.compile(r"(?im)^\s*(title|author|year)\s*=\s*[{\"](.+?)[}\"]\s*,?\s*$")
+
+
+def _citation_fields(answer: str, read_results: list[str]) -> list[Any]:
+    """What identifies each citation entry the answer gives (BibTeX ``title = {...}``): its title, its authors'
+    surnames and its year (a fact bound to "year": a cite key holds it too), where a result states them.
+    Another paper's entry, or a wrong year, is a wrong answer."""
+    out: list[Any] = []
+    for m in _CITATION_FIELD.finditer(answer):
+        field, text = m.group(1).lower(), re.sub(r"[{}]", "", m.group(2)).strip()
+        if field == "year":
+            wanted: list[Any] = [Fact(label=["year"], value=int(text))] if re.fullmatch(r"\d{4}", text) else []
+        elif field == "title":
+            wanted = [text]
+        else:
+            wanted = [(n.split(",")[0] if "," in n else n.split()[-1]).strip()
+                      for n in re.split(r"\s+and\s+", text) if n.strip()]
+        out += [w for w in wanted if w not in out and (isinstance(w, Fact) or len(w) >= 3)
+                and any(states(r, w.values[0] if isinstance(w, Fact) else w) for r in read_results)]
+    return out
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
     found = answer_values(answer, goal, prompt, read_results, year, fallback, today)
-    if not found:
+    cited = [c for c in _citation_fields(answer, read_results)
+             if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
+    if not found and not cited:
         return None
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
     names_elsewhere = {str(v.value) for r in read_results for v in values_in(r, year=year) if v.kind == "name"}
@@ -562,5 +586,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
+    contains += [c for c in cited if not isinstance(c, Fact) and c not in contains]
+    facts += [c for c in cited if isinstance(c, Fact)]
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
                            description="the answer states the values the tool results gave")
