@@ -180,3 +180,15 @@ def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None
     assert not _judge(check, answer.replace("2023}", "2022}"))
     assert not _judge(check, answer.replace("Mara Ode and Ken Sato", "Ken Sato and Lu Wei").replace("ode2023", "sato"))
     assert not _judge(check, answer.replace("Sparse Kernels for Tide Gauges", "Dense Kernels for Tide Gauges"))
+
+
+def test_a_figure_asked_for_by_its_field_name_is_demanded_exactly() -> None:
+    results = ['{"code": "yell", "name": "Yellowstone National Park", "area_acres": 2219791, "visitors": 4501382}']
+    named = answer_checkpoint("Yellowstone covers 2,219,791 acres.", "Get Yellowstone's details and report "
+                              "area_acres.", "", results, 2026)
+    assert named is not None
+    assert _judge(named, "area_acres: 2219791 acres (about 8,983 km²).")
+    assert not _judge(named, "Yellowstone covers about 2.2 million acres.")
+    loose = answer_checkpoint("Yellowstone covers 2,219,791 acres.", "How big is Yellowstone in acres?", "",
+                              results, 2026)
+    assert loose is not None and _judge(loose, "Yellowstone covers about 2.2 million acres.")

@@ -437,6 +437,17 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     return [v for v in grounded if v.start <= first_end]
 
 
+def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
+    """Whether a whole number is the value of a result field the request names by its key ("report
+    area_acres"): that exact figure is what was asked, and a rounding ("1.2 million") is not it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    keys = {path[-1] for doc in docs for path, leaf in leaves(doc)
+            if path and isinstance(path[-1], str) and "_" in path[-1] and not isinstance(leaf, bool)
+            and isinstance(leaf, int | float) and values_equal(leaf, value)}
+    return any(re.search(r"(?<![\w])" + re.escape(k) + r"(?![\w])", asked) for k in keys)
+
+
 def _measured(fact: Fact, unit: str | None) -> Fact:
     """A fact with the unit the explorer gave it, which a measurement may be rounded to ("311 km" for 311.3 km)."""
     value = fact.values[0]
@@ -584,6 +595,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(_name_options(v, names_elsewhere))
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
+    facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains]
