@@ -192,3 +192,16 @@ def test_a_figure_asked_for_by_its_field_name_is_demanded_exactly() -> None:
     loose = answer_checkpoint("Yellowstone covers 2,219,791 acres.", "How big is Yellowstone in acres?", "",
                               results, 2026)
     assert loose is not None and _judge(loose, "Yellowstone covers about 2.2 million acres.")
+
+
+def test_each_listed_items_figure_is_demanded_and_bound_to_the_item() -> None:
+    results = ['{"name": "Alder Reservoir", "text": "Storage stood at 71.5% of capacity."}',
+               '{"name": "Birch Reservoir", "text": "Storage stood at 43.2% of capacity."}',
+               '{"name": "Cedar Reservoir", "text": "Storage stood at 88.9% of capacity."}']
+    answer = ("Here is each reservoir:\n- Alder Reservoir: storage at 71.5% of capacity.\n"
+              "- Birch Reservoir: storage at 43.2% of capacity.\n- Cedar Reservoir: storage at 88.9% of capacity.")
+    check = answer_checkpoint(answer, "Read the three reservoir reports.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "| Reservoir | Storage |\n|---|---|\n| Alder | 71.5% |\n| Birch | 43.2% |\n| Cedar | 88.9% |")
+    assert not _judge(check, "Alder 71.5%, Birch 43.2%.")  # an item left out
+    assert not _judge(check, answer.replace("43.2", "88.8").replace("88.9", "43.2").replace("88.8", "88.9"))

@@ -434,7 +434,45 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     norm = normalise_text(answer, fold=False)
     first_end = next((m.start() for m in re.finditer(r"[.!?](?:\s|$)|\n", norm) if m.start() >= grounded[0].end),
                      len(norm))
+    items = _list_lines(norm)
+    if any(s <= grounded[0].start < e for s, e in items):  # a list of items, each with its figure: every item's
+        return [v for v in grounded if v.start <= first_end or
+                (v.kind == "number" and any(s <= v.start < e for s, e in items))]
     return [v for v in grounded if v.start <= first_end]
+
+
+_PREPOSITIONS = {"over", "under", "into", "onto", "after", "before", "between", "across", "within", "through", "via",
+                 "upon", "toward", "towards", "during", "since", "until"}
+_LIST_ITEM = re.compile(r"(?m)^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+(.*)$")
+
+
+def _list_lines(norm: str) -> list[tuple[int, int]]:
+    """The spans of the answer's list items (a line after a bullet or a number), without their markers."""
+    return [(m.start(1), m.end(1)) for m in _LIST_ITEM.finditer(norm)]
+
+
+def _item_facts(found: list[Value], answer: str, docs: list[Any]) -> list[tuple[Value, Fact]]:
+    """The figure of each item of a list the answer gives ("- Glacier Retreat Mapping ...: area fell by 38%"),
+    bound to the words that name the item (its line's lead, up to a colon, bracket or dash), so that a figure
+    moved to another item fails. The first figure of each line; none when two items share their words."""
+    norm = normalise_text(answer, fold=False)
+    lines = [(s, e, [v for v in found if v.kind == "number" and s <= v.start < e]) for s, e in _list_lines(norm)]
+    lines = [(s, e, vs) for s, e, vs in lines if vs]
+    if len(lines) < 2:
+        return []
+    leads = []
+    for s, _e, vs in lines:
+        lead = re.split(r"[(:\u2014\u2013]| - ", norm[s:vs[0].start])[0]
+        leads.append({_stem(w) for w in re.findall(r"[a-z]+", lead.lower())
+                      if len(w) >= 3 and w not in _LABEL_STOP and w not in _PREPOSITIONS})
+    facts = []
+    for i, (_s, _e, vs) in enumerate(lines):
+        others = set().union(*(leads[j] for j in range(len(leads)) if j != i))
+        own = sorted(w for w in leads[i] if not any(w in o or o in w for o in others))
+        if not own:
+            return []
+        facts.append((vs[0], Fact(label=own, value=vs[0].value)))
+    return facts if all(f.stated for f in check_facts(answer, [f for _v, f in facts])) else []
 
 
 def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
@@ -557,6 +595,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     facts: list[Fact] = []
     assigned = {v: label for v in found if v.kind == "number" and (label := assigned_label(v, answer, goal))}
     facts += [Fact(label=label, value=v.value) for v, label in assigned.items()]
+    items = [] if assigned else _item_facts(found, answer, docs)
+    facts += [f for _v, f in items]
+    assigned.update({v: "" for v, _f in items})
     for kind in ("number", "time", "date"):  # dates are checked unbound: their labels (weekdays) vary too much
         group = [v for v in found if v.kind == kind and v not in assigned]
         swappable = _swappable(group, docs) if len(group) >= 2 else []
