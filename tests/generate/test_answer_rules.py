@@ -205,3 +205,11 @@ def test_each_listed_items_figure_is_demanded_and_bound_to_the_item() -> None:
     assert _judge(check, "| Reservoir | Storage |\n|---|---|\n| Alder | 71.5% |\n| Birch | 43.2% |\n| Cedar | 88.9% |")
     assert not _judge(check, "Alder 71.5%, Birch 43.2%.")  # an item left out
     assert not _judge(check, answer.replace("43.2", "88.8").replace("88.9", "43.2").replace("88.8", "88.9"))
+
+
+def test_items_named_by_their_day_are_left_to_the_day_rules() -> None:
+    results = ['{"date": "2026-05-04", "cheapest": 88.5}', '{"date": "2026-05-05", "cheapest": 91.0}']
+    check = answer_checkpoint("Cheapest fare per day:\n- Monday 4 May: 88.5 EUR\n- Tuesday 5 May: 91.0 EUR",
+                              "Report the cheapest fare on 2026-05-04 and 2026-05-05.", "", results, 2026,
+                              today=date(2026, 5, 1))
+    assert check is not None and _judge(check, "Mon 4 May: 88.5 EUR; Tue 5 May: 91.0 EUR.")

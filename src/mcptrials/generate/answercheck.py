@@ -443,6 +443,8 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
 
 _PREPOSITIONS = {"over", "under", "into", "onto", "after", "before", "between", "across", "within", "through", "via",
                  "upon", "toward", "towards", "during", "since", "until"}
+_MONTH_WORD = (r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+               r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
 _LIST_ITEM = re.compile(r"(?m)^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+(.*)$")
 
 
@@ -457,12 +459,13 @@ def _item_facts(found: list[Value], answer: str, docs: list[Any]) -> list[tuple[
     moved to another item fails. The first figure of each line; none when two items share their words."""
     norm = normalise_text(answer, fold=False)
     lines = [(s, e, [v for v in found if v.kind == "number" and s <= v.start < e]) for s, e in _list_lines(norm)]
-    lines = [(s, e, vs) for s, e, vs in lines if vs]
-    if len(lines) < 2:
-        return []
+    if len(lines) < 2 or not all(vs for _s, _e, vs in lines):
+        return []  # an item without a figure of its own (one the list repeats): not a figure per item
     leads = []
     for s, _e, vs in lines:
         lead = re.split(r"[(:\u2014\u2013]| - ", norm[s:vs[0].start])[0]
+        if any(v.kind in {"date", "weekday"} for v in values_in(lead)) or re.search(_MONTH_WORD, lead.lower()):
+            return []  # items named by their day: written too many ways to bind to (the day rules check them)
         leads.append({_stem(w) for w in re.findall(r"[a-z]+", lead.lower())
                       if len(w) >= 3 and w not in _LABEL_STOP and w not in _PREPOSITIONS})
     facts = []
