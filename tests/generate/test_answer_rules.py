@@ -213,3 +213,16 @@ def test_items_named_by_their_day_are_left_to_the_day_rules() -> None:
                               "Report the cheapest fare on 2026-05-04 and 2026-05-05.", "", results, 2026,
                               today=date(2026, 5, 1))
     assert check is not None and _judge(check, "Mon 4 May: 88.5 EUR; Tue 5 May: 91.0 EUR.")
+
+
+def test_a_season_read_from_a_source_must_name_its_months() -> None:
+    results = ['{"title": "Hurricane", "section": "Season", "text": "In the North Atlantic, hurricanes occur '
+               'mostly from June to November, peaking in September."}']
+    answer = "The Atlantic hurricane season runs from June to November (peak in September)."
+    check = answer_checkpoint(answer, "Read the 'Season' section of the 'Hurricane' article.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Hurricane season: Jun-Nov in the North Atlantic.")
+    assert not _judge(check, "Hurricane season runs from May to October.")
+    dated = answer_checkpoint("The next hurricane briefing is on 3 June at 10:00.", "When is the season briefing?",
+                              "", ['{"briefing": "2026-06-03T10:00", "note": "June briefing"}'], 2026)
+    assert dated is None or all(not isinstance(c, list) or "June" not in c for c in dated.contains)

@@ -584,13 +584,40 @@ def _citation_fields(answer: str, read_results: list[str]) -> list[Any]:
     return out
 
 
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December")
+
+
+def _months(answer: str, asked: str, read_results: list[str], year: int | None) -> list[list[str]]:
+    """The months the answer names on their own ("most frequent from July to October"), not in a date, where a
+    result names them and the clause is about what the request asks: a season read from a source."""
+    norm = normalise_text(answer, fold=False)
+    dates = [v for v in values_in(answer, year=year) if v.kind in {"date", "time"}]
+    wanted = goal_words(asked)
+    out: list[list[str]] = []
+    for name in _MONTH_NAMES:
+        for m in re.finditer(r"\b(" + name + "|" + name[:3] + r")\b", norm):
+            probe = Value("name", name, m.start(), m.end(), m.group())
+            if any(d.start <= m.start() < d.end + 3 or m.start() - 4 <= d.end <= m.start() for d in dates) or \
+                    re.search(r"\d\s*$", norm[:m.start()]) or re.match(r"\s*\d", norm[m.end():]):
+                continue  # part of a date ("16 April", "April 16")
+            if re.search(r"(?i)\b" + name + r"\b", asked) or not any(
+                    re.search(r"(?i)\b" + name + r"\b", r) for r in read_results):
+                continue
+            if not _aside(probe, answer) and _names_goal(_clause_words(probe, answer), wanted):
+                out.append([name, name[:3]])
+                break
+    return out
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
     found = answer_values(answer, goal, prompt, read_results, year, fallback, today)
     cited = [c for c in _citation_fields(answer, read_results)
              if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
-    if not found and not cited:
+    months = _months(answer, f"{goal}\n{prompt}", read_results, year)
+    if not found and not cited and not months:
         return None
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
     names_elsewhere = {str(v.value) for r in read_results for v in values_in(r, year=year) if v.kind == "name"}
@@ -642,7 +669,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
-    contains += [c for c in cited if not isinstance(c, Fact) and c not in contains]
+    contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
     facts += [c for c in cited if isinstance(c, Fact)]
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
                            description="the answer states the values the tool results gave")
