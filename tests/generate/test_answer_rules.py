@@ -6,7 +6,7 @@ import json
 from datetime import date
 
 from mcptrials.generate.answercheck import answer_checkpoint
-from mcptrials.generate.conclusions import superlative, yes_no
+from mcptrials.generate.conclusions import correlation_words, direction_words, superlative, yes_no
 from mcptrials.model import ValueCheckpoint
 from mcptrials.scoring.claims import check_facts, text_problems
 from mcptrials.scoring.conclusions import check_conclusion
@@ -121,3 +121,108 @@ def test_a_day_of_next_week_may_be_given_by_its_weekday() -> None:
     assert check is not None
     assert _judge(check, "Monday: 559.5 CNY; Tuesday: 590.5 CNY.")
     assert not _judge(check, "Monday: 559.5 CNY; Wednesday: 590.5 CNY.")
+
+
+def test_two_figures_of_one_quantity_read_in_prose_are_bound_to_what_leads_up_to_them() -> None:
+    results = ['{"id": "2501.00001", "text": "Results. Over 400 instances the new solver needed a median of 12.5 '
+               'minutes per instance, while the greedy baseline needed 19.0 minutes per instance."}']
+    check = answer_checkpoint("In the paper's results the new solver needed a median of 12.5 minutes, against "
+                              "19.0 minutes for the greedy baseline.",
+                              "Read the solver paper's results: how long did the new solver take per instance "
+                              "against the greedy baseline?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Median time per instance: 12.5 min for the new solver, 19.0 min for the greedy baseline.")
+    assert _judge(check, "The new solver took a median 12.5 minutes per instance. The greedy baseline took 19.0.")
+    assert not _judge(check, "The new solver needed a median of 19.0 minutes, against 12.5 minutes for the greedy "
+                             "baseline.")
+
+
+def test_a_correlation_may_not_be_called_what_its_value_rules_out() -> None:
+    moderate = correlation_words("The 1-year correlation of KO and PEP returns is 0.42, a moderate positive one.",
+                                 [{"symbols": ["KO", "PEP"], "correlation": 0.42, "observations": 250}])
+    assert moderate is not None
+    assert not check_conclusion(moderate, "At 0.42 they move almost in lockstep - a very strong correlation.").passed
+    assert not check_conclusion(moderate, "They are negatively correlated (0.42).").passed
+    for fine in ("0.42: weak-to-moderate, far from moving in lockstep.", "0.42 - not a strong correlation.",
+                 "Correlation: 0.42."):
+        assert check_conclusion(moderate, fine).passed, fine
+    strong = correlation_words("Correlation 0.81: strongly correlated.", [{"corr": 0.81}])
+    assert strong is not None
+    assert not check_conclusion(strong, "0.81, so they barely move together.").passed
+    assert check_conclusion(strong, "They move closely together (r = 0.81).").passed
+    assert correlation_words("The correlation is 0.81.", [{"correlation": 0.81}, {"correlation": -0.3}]) is not None
+    assert correlation_words("Correlations: 0.81 and -0.3.", [{"correlation": 0.81}, {"correlation": -0.3}]) is None
+
+
+def test_signed_figures_rule_out_the_other_direction_and_a_universal_claim_over_mixed_signs() -> None:
+    quote = [{"symbol": "XYZ", "price": 20.5, "previous_close": 20.8, "change": -0.3, "change_pct": -1.44}]
+    [down] = direction_words("XYZ closed at 20.5, down 1.44% on the day.", quote)
+    assert not check_conclusion(down, "XYZ is rallying: 20.5, up sharply and at a new high.").passed
+    assert check_conclusion(down, "XYZ slipped 1.44% to 20.5; it did not rally.").passed
+    assert direction_words("XYZ closed at 20.5.", quote) == []  # the answer states no change: nothing to rule out
+    earnings = [{"symbol": s, "surprise_pct": v} for s, v in (("AAA", 3.1), ("BBB", -2.4), ("CCC", 0.8))]
+    [mixed] = direction_words("Surprises: AAA +3.1%, BBB -2.4% (a miss), CCC +0.8%.", earnings)
+    assert not check_conclusion(mixed, "All three beat: AAA 3.1%, BBB -2.4%, CCC 0.8%.").passed
+    assert check_conclusion(mixed, "Two of three beat (AAA 3.1%, CCC 0.8%); BBB missed at -2.4%.").passed
+    assert check_conclusion(mixed, "Not all three beat: BBB missed (-2.4%).").passed
+
+
+def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None:
+    results = ['{"id": "2302.01234", "title": "Sparse Kernels for Tide Gauges", "authors": ["Mara Ode", '
+               '"Ken Sato"], "year": 2023, "venue": "JGR"}']
+    answer = ("@article{ode2023sparse,\n  title = {Sparse Kernels for Tide Gauges},\n"
+              "  author = {Mara Ode and Ken Sato},\n  journal = {JGR},\n  year = {2023}\n}")
+    check = answer_checkpoint(answer, "Get the BibTeX entry of the tide gauge paper.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "@inproceedings{ode23,\n  title = {Sparse Kernels for Tide Gauges},\n"
+                         "  author = {Ode, Mara and Sato, Ken},\n  booktitle = {Journal of Geophysical Research},\n"
+                         "  year = 2023\n}")
+    assert not _judge(check, answer.replace("2023}", "2022}"))
+    assert not _judge(check, answer.replace("Mara Ode and Ken Sato", "Ken Sato and Lu Wei").replace("ode2023", "sato"))
+    assert not _judge(check, answer.replace("Sparse Kernels for Tide Gauges", "Dense Kernels for Tide Gauges"))
+
+
+def test_a_figure_asked_for_by_its_field_name_is_demanded_exactly() -> None:
+    results = ['{"code": "yell", "name": "Yellowstone National Park", "area_acres": 2219791, "visitors": 4501382}']
+    named = answer_checkpoint("Yellowstone covers 2,219,791 acres.", "Get Yellowstone's details and report "
+                              "area_acres.", "", results, 2026)
+    assert named is not None
+    assert _judge(named, "area_acres: 2219791 acres (about 8,983 km²).")
+    assert not _judge(named, "Yellowstone covers about 2.2 million acres.")
+    loose = answer_checkpoint("Yellowstone covers 2,219,791 acres.", "How big is Yellowstone in acres?", "",
+                              results, 2026)
+    assert loose is not None and _judge(loose, "Yellowstone covers about 2.2 million acres.")
+
+
+def test_each_listed_items_figure_is_demanded_and_bound_to_the_item() -> None:
+    results = ['{"name": "Alder Reservoir", "text": "Storage stood at 71.5% of capacity."}',
+               '{"name": "Birch Reservoir", "text": "Storage stood at 43.2% of capacity."}',
+               '{"name": "Cedar Reservoir", "text": "Storage stood at 88.9% of capacity."}']
+    answer = ("Here is each reservoir:\n- Alder Reservoir: storage at 71.5% of capacity.\n"
+              "- Birch Reservoir: storage at 43.2% of capacity.\n- Cedar Reservoir: storage at 88.9% of capacity.")
+    check = answer_checkpoint(answer, "Read the three reservoir reports.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "| Reservoir | Storage |\n|---|---|\n| Alder | 71.5% |\n| Birch | 43.2% |\n| Cedar | 88.9% |")
+    assert not _judge(check, "Alder 71.5%, Birch 43.2%.")  # an item left out
+    assert not _judge(check, answer.replace("43.2", "88.8").replace("88.9", "43.2").replace("88.8", "88.9"))
+
+
+def test_items_named_by_their_day_are_left_to_the_day_rules() -> None:
+    results = ['{"date": "2026-05-04", "cheapest": 88.5}', '{"date": "2026-05-05", "cheapest": 91.0}']
+    check = answer_checkpoint("Cheapest fare per day:\n- Monday 4 May: 88.5 EUR\n- Tuesday 5 May: 91.0 EUR",
+                              "Report the cheapest fare on 2026-05-04 and 2026-05-05.", "", results, 2026,
+                              today=date(2026, 5, 1))
+    assert check is not None and _judge(check, "Mon 4 May: 88.5 EUR; Tue 5 May: 91.0 EUR.")
+
+
+def test_a_season_read_from_a_source_must_name_its_months() -> None:
+    results = ['{"title": "Hurricane", "section": "Season", "text": "In the North Atlantic, hurricanes occur '
+               'mostly from June to November, peaking in September."}']
+    answer = "The Atlantic hurricane season runs from June to November (peak in September)."
+    check = answer_checkpoint(answer, "Read the 'Season' section of the 'Hurricane' article.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Hurricane season: Jun-Nov in the North Atlantic.")
+    assert not _judge(check, "Hurricane season runs from May to October.")
+    dated = answer_checkpoint("The next hurricane briefing is on 3 June at 10:00.", "When is the season briefing?",
+                              "", ['{"briefing": "2026-06-03T10:00", "note": "June briefing"}'], 2026)
+    assert dated is None or all(not isinstance(c, list) or "June" not in c for c in dated.contains)

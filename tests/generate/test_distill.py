@@ -234,3 +234,22 @@ async def test_a_message_may_give_a_date_by_its_weekday() -> None:
             "Told Jordan.", ["wrong_content"]),
     ])
     assert results["weekday"].accepted is True and results["other-day"].accepted is False
+
+
+async def test_a_none_the_answer_reports_needs_the_read_that_found_nothing() -> None:
+    source = bundled("trip-003")
+    draft = TaskDraft(id="zion-alerts", goal="Get the park alerts for zion and the weather alerts for Zion.",
+                      servers=list(source.servers), category=source.category, method="explore", now=source.now,
+                      fixtures=source.fixtures)
+    answer = ("Zion: Angels Landing is temporarily closed for trail work, and California condors are active near "
+              "roads and trails. Weather warnings: none.")
+    calls = [[("parks__get_alerts", {"park_code": "zion"})], [("weather__get_alerts", {"location": "Zion"})]]
+    task = distill(draft, await pursue(bundled_servers(), draft, explorer(calls, answer)))
+    [read] = [c for c in task.spec.checkpoints if isinstance(c, ToolEffectCheckpoint)]
+    assert read.tools[0] == "weather__get_alerts" and not read.must_match and not read.must_include
+    results = await verdicts(task, [
+        alt(task, "by-id", "accept", [[("weather__get_alerts", {"location": "wx-zion"})],
+                                      [("parks__get_alerts", {"park_code": "ZION"})]], answer),
+        alt(task, "never-asked", "reject", calls[:1], answer, ["wrong_conclusion"])])
+    assert results["by-id"].accepted, results["by-id"].detail
+    assert results["never-asked"].accepted is False

@@ -203,11 +203,43 @@ def _stem(word: str) -> str:
     return word if len(word) <= 5 else word[:max(5, len(word) - 3)]
 
 
-def _bound_facts(group: list[Value], answer: str, docs: list[Any]) -> list[Fact] | None:
-    """Label-bound facts for values that could be swapped; None when they have no distinct labels."""
+def _prose_swappable(group: list[Value], answer: str, read_results: list[str], docs: list[Any]) -> list[Value]:
+    """The values of a group, each with a unit, that one passage of running text in a result states beside
+    another of its quantity ("an error of 4.1 minutes ... 6.8 minutes for the rule"): a swap reads as well."""
+    texts = [r for r in read_results if parse_json(r) is None]
+    texts += [leaf for d in docs for _path, leaf in leaves(d) if isinstance(leaf, str) and len(leaf) > 80]
+    units = {v: tuple(quantity_names(u)) for v in group if (u := _unit_in(answer, v.value)) is not None}
+    out: list[Value] = []
+    for text in texts:
+        here = [v for v in group if v in units and grounded_in(v, text)]
+        out += [v for v in here if v not in out and sum(units[w] == units[v] for w in here) >= 2]
+    return out
+
+
+_SENTENCE_CUT = re.compile(r"[.;!?](?=\s|$)|\n")
+
+
+def _segment_words(value: Value, group: list[Value], answer: str) -> set[str]:
+    """The content words that lead up to a value in its sentence, from the group's value before it (or the
+    sentence's start); the group's last value in the sentence also takes the words after it to the end."""
+    norm = normalise_text(answer, fold=False)
+    start = max([m.end() for m in _SENTENCE_CUT.finditer(norm, 0, value.start)], default=0)
+    start = max([start, *(v.end for v in group if v.end <= value.start)])
+    end = next((m.start() for m in _SENTENCE_CUT.finditer(norm, value.end)), len(norm))
+    later = [v.start for v in group if value.end <= v.start < end]
+    text = norm[start:value.start] + (" " if later else " " + norm[value.end:end])
+    return {w for w in re.findall(r"[a-z]+", text.lower())
+            if len(w) >= 3 and w not in _LABEL_STOP and not quantity_names(w)}
+
+
+def _bound_facts(group: list[Value], answer: str, docs: list[Any], wide: bool = False) -> list[Fact] | None:
+    """Label-bound facts for values that could be swapped; None when they have no distinct labels.
+
+    ``wide``: a value's labels also take the words leading up to it in its sentence (values read in prose).
+    """
     labels = []
     for v in group:
-        words = _keys_of(v, docs)[0] | _context(v, answer)
+        words = _keys_of(v, docs)[0] | _context(v, answer) | (_segment_words(v, group, answer) if wide else set())
         words = {w for w in words if len(w) >= 3 and w not in _LABEL_STOP}
         labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs))
     distinct = []
@@ -402,7 +434,59 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     norm = normalise_text(answer, fold=False)
     first_end = next((m.start() for m in re.finditer(r"[.!?](?:\s|$)|\n", norm) if m.start() >= grounded[0].end),
                      len(norm))
+    items = _list_lines(norm)
+    if any(s <= grounded[0].start < e for s, e in items):  # a list of items, each with its figure: every item's
+        return [v for v in grounded if v.start <= first_end or
+                (v.kind == "number" and any(s <= v.start < e for s, e in items))]
     return [v for v in grounded if v.start <= first_end]
+
+
+_PREPOSITIONS = {"over", "under", "into", "onto", "after", "before", "between", "across", "within", "through", "via",
+                 "upon", "toward", "towards", "during", "since", "until"}
+_MONTH_WORD = (r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+               r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
+_LIST_ITEM = re.compile(r"(?m)^[ \t]*(?:[-*\u2022]|\d{1,2}[.)])[ \t]+(.*)$")
+
+
+def _list_lines(norm: str) -> list[tuple[int, int]]:
+    """The spans of the answer's list items (a line after a bullet or a number), without their markers."""
+    return [(m.start(1), m.end(1)) for m in _LIST_ITEM.finditer(norm)]
+
+
+def _item_facts(found: list[Value], answer: str, docs: list[Any]) -> list[tuple[Value, Fact]]:
+    """The figure of each item of a list the answer gives ("- Glacier Retreat Mapping ...: area fell by 38%"),
+    bound to the words that name the item (its line's lead, up to a colon, bracket or dash), so that a figure
+    moved to another item fails. The first figure of each line; none when two items share their words."""
+    norm = normalise_text(answer, fold=False)
+    lines = [(s, e, [v for v in found if v.kind == "number" and s <= v.start < e]) for s, e in _list_lines(norm)]
+    if len(lines) < 2 or not all(vs for _s, _e, vs in lines):
+        return []  # an item without a figure of its own (one the list repeats): not a figure per item
+    leads = []
+    for s, _e, vs in lines:
+        lead = re.split(r"[(:\u2014\u2013]| - ", norm[s:vs[0].start])[0]
+        if any(v.kind in {"date", "weekday"} for v in values_in(lead)) or re.search(_MONTH_WORD, lead.lower()):
+            return []  # items named by their day: written too many ways to bind to (the day rules check them)
+        leads.append({_stem(w) for w in re.findall(r"[a-z]+", lead.lower())
+                      if len(w) >= 3 and w not in _LABEL_STOP and w not in _PREPOSITIONS})
+    facts = []
+    for i, (_s, _e, vs) in enumerate(lines):
+        others = set().union(*(leads[j] for j in range(len(leads)) if j != i))
+        own = sorted(w for w in leads[i] if not any(w in o or o in w for o in others))
+        if not own:
+            return []
+        facts.append((vs[0], Fact(label=own, value=vs[0].value)))
+    return facts if all(f.stated for f in check_facts(answer, [f for _v, f in facts])) else []
+
+
+def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
+    """Whether a whole number is the value of a result field the request names by its key ("report
+    area_acres"): that exact figure is what was asked, and a rounding ("1.2 million") is not it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    keys = {path[-1] for doc in docs for path, leaf in leaves(doc)
+            if path and isinstance(path[-1], str) and "_" in path[-1] and not isinstance(leaf, bool)
+            and isinstance(leaf, int | float) and values_equal(leaf, value)}
+    return any(re.search(r"(?<![\w])" + re.escape(k) + r"(?![\w])", asked) for k in keys)
 
 
 def _measured(fact: Fact, unit: str | None) -> Fact:
@@ -478,11 +562,62 @@ def _with_weekdays(labels: list[str], today: date | None, asked: str) -> list[st
     return list(dict.fromkeys(out))
 
 
+_CITATION_FIELD = re.compile(r"(?im)^\s*(title|author|year)\s*=\s*[{\"](.+?)[}\"]\s*,?\s*$")
+
+
+def _citation_fields(answer: str, read_results: list[str]) -> list[Any]:
+    """What identifies each citation entry the answer gives (BibTeX ``title = {...}``): its title, its authors'
+    surnames and its year (a fact bound to "year": a cite key holds it too), where a result states them.
+    Another paper's entry, or a wrong year, is a wrong answer."""
+    out: list[Any] = []
+    for m in _CITATION_FIELD.finditer(answer):
+        field, text = m.group(1).lower(), re.sub(r"[{}]", "", m.group(2)).strip()
+        if field == "year":
+            wanted: list[Any] = [Fact(label=["year"], value=int(text))] if re.fullmatch(r"\d{4}", text) else []
+        elif field == "title":
+            wanted = [text]
+        else:
+            wanted = [(n.split(",")[0] if "," in n else n.split()[-1]).strip()
+                      for n in re.split(r"\s+and\s+", text) if n.strip()]
+        out += [w for w in wanted if w not in out and (isinstance(w, Fact) or len(w) >= 3)
+                and any(states(r, w.values[0] if isinstance(w, Fact) else w) for r in read_results)]
+    return out
+
+
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December")
+
+
+def _months(answer: str, asked: str, read_results: list[str], year: int | None) -> list[list[str]]:
+    """The months the answer names on their own ("most frequent from July to October"), not in a date, where a
+    result names them and the clause is about what the request asks: a season read from a source."""
+    norm = normalise_text(answer, fold=False)
+    dates = [v for v in values_in(answer, year=year) if v.kind in {"date", "time"}]
+    wanted = goal_words(asked)
+    out: list[list[str]] = []
+    for name in _MONTH_NAMES:
+        for m in re.finditer(r"\b(" + name + "|" + name[:3] + r")\b", norm):
+            probe = Value("name", name, m.start(), m.end(), m.group())
+            if any(d.start <= m.start() < d.end + 3 or m.start() - 4 <= d.end <= m.start() for d in dates) or \
+                    re.search(r"\d\s*$", norm[:m.start()]) or re.match(r"\s*\d", norm[m.end():]):
+                continue  # part of a date ("16 April", "April 16")
+            if re.search(r"(?i)\b" + name + r"\b", asked) or not any(
+                    re.search(r"(?i)\b" + name + r"\b", r) for r in read_results):
+                continue
+            if not _aside(probe, answer) and _names_goal(_clause_words(probe, answer), wanted):
+                out.append([name, name[:3]])
+                break
+    return out
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
     found = answer_values(answer, goal, prompt, read_results, year, fallback, today)
-    if not found:
+    cited = [c for c in _citation_fields(answer, read_results)
+             if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
+    months = _months(answer, f"{goal}\n{prompt}", read_results, year)
+    if not found and not cited and not months:
         return None
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
     names_elsewhere = {str(v.value) for r in read_results for v in values_in(r, year=year) if v.kind == "name"}
@@ -490,6 +625,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     facts: list[Fact] = []
     assigned = {v: label for v in found if v.kind == "number" and (label := assigned_label(v, answer, goal))}
     facts += [Fact(label=label, value=v.value) for v, label in assigned.items()]
+    items = [] if assigned else _item_facts(found, answer, docs)
+    facts += [f for _v, f in items]
+    assigned.update({v: "" for v, _f in items})
     for kind in ("number", "time", "date"):  # dates are checked unbound: their labels (weekdays) vary too much
         group = [v for v in found if v.kind == kind and v not in assigned]
         swappable = _swappable(group, docs) if len(group) >= 2 else []
@@ -497,6 +635,10 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             quantity = {v: tuple(quantity_names(_unit_in(answer, v.value) or "")) for v in swappable}
             swappable = [v for v in swappable if sum(q == quantity[v] for q in quantity.values()) >= 2]
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
+        prose = _prose_swappable(group, answer, read_results, docs) if kind == "number" and not bound else []
+        if len(prose) >= 2:  # values read in a paper's text: bound to the words that lead up to each
+            swappable = list(dict.fromkeys([*swappable, *prose]))
+            bound = _bound_facts(swappable, answer, docs, wide=True)
         if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
             facts += [_measured(f, _unit_in(answer, f.value)) if kind == "number" else f for f in bound]
         for v in group:
@@ -524,7 +666,10 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(_name_options(v, names_elsewhere))
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
+    facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
+    contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
+    facts += [c for c in cited if isinstance(c, Fact)]
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
                            description="the answer states the values the tool results gave")

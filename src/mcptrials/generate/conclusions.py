@@ -12,9 +12,10 @@ import re
 from typing import Any
 
 from mcptrials.generate.answercheck import whole_field
-from mcptrials.generate.values import Value, grounded_in, values_in
+from mcptrials.generate.values import Value, grounded_in, leaves, values_in
 from mcptrials.model import ConclusionCheckpoint
-from mcptrials.scoring.conclusions import read_claims
+from mcptrials.scoring.answers import states
+from mcptrials.scoring.conclusions import check_conclusion, read_claims
 
 _YES_NO = re.compile(r"(?i)(?:^|[.!?:;]\s+|,\s*|\band\s+|\bbut\s+)((?:is|are|was|were|do|does|did|can|could|will|"
                      r"would|should|has|have|am)\s[^?.!]*)\?")
@@ -82,8 +83,98 @@ def superlative(goal: str, answer: str, read_results: list[str], docs: list[Any]
     return _consistent(cp, answer)
 
 
+_CORRELATION_KEY = re.compile(r"corr|pearson|spearman|^r$")
+_STRONG = ["strong correlation", "strongly correlated", "strong positive", "strong negative", "strong relationship",
+           "strong link", "very strong", "highly correlated", "high correlation", "tightly correlated",
+           "move in lockstep", "moves in lockstep", "almost in lockstep", "nearly in lockstep", "near-perfect",
+           "nearly perfect", "almost perfect", "perfectly correlated"]
+_WEAK = ["weak correlation", "weakly correlated", "weak positive", "weak negative", "weak relationship",
+         "barely move", "barely moves", "barely correlated", "hardly move", "hardly moves", "hardly correlated",
+         "uncorrelated", "no correlation", "little correlation", "essentially independent", "largely independent",
+         "move independently", "no relationship", "no real relationship", "little relationship"]
+_POSITIVE = ["positive correlation", "positively correlated", "positive relationship", "in the same direction"]
+_NEGATIVE = ["negative correlation", "negatively correlated", "inverse correlation", "inversely correlated",
+             "inverse relationship", "negative relationship", "opposite directions", "opposite direction"]
+_DIRECTIONS = {  # a family of signed figures (by its result key): words that say it was positive / negative
+    "surprise": (["beat", "beats", "topped", "exceeded", "above estimates", "above expectations",
+                  "ahead of estimates", "ahead of expectations"],
+                 ["missed", "a miss", "fell short", "below estimates", "below expectations"]),
+    "change": (["rally", "rallied", "rallying", "surged", "surging", "soared", "soaring", "jumped", "up strongly",
+                "up sharply", "sharply higher", "closed higher", "ended higher", "finished higher", "higher on the day",
+                "up on the day", "new high", "all-time high", "record high"],
+               ["plunged", "plunging", "tumbled", "slumped", "sank", "crashed", "sell-off", "selloff", "down sharply",
+                "sharply lower", "closed lower", "ended lower", "finished lower", "lower on the day",
+                "down on the day", "new low", "record low"]),
+}
+_FAMILY_KEY = {"surprise": re.compile(r"surprise"),
+               "change": re.compile(r"(?:^|_)(?:change|chg|return|returns|delta)(?:_|$)")}
+_ALL = ["all", "all of them", "each", "every one", "both"]
+_COUNT_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+def _stated_figures(docs: list[Any], key: re.Pattern[str], answer: str) -> list[float]:
+    """The numbers under result keys ``key`` matches that the answer states (to its own precision)."""
+    out: list[float] = []
+    for doc in docs:
+        for path, leaf in leaves(doc):
+            if not path or isinstance(leaf, bool) or not isinstance(leaf, int | float) or leaf == 0:
+                continue
+            if key.search(path[-1].lower()) and leaf not in out and (
+                    states(answer, leaf) or states(answer, abs(leaf)) or states(answer, round(leaf, 2))):
+                out.append(float(leaf))
+    return out
+
+
+def _denial(cid: str, phrases: list[str], description: str, answer: str) -> ConclusionCheckpoint | None:
+    """A check that the answer asserts none of ``phrases`` (a denial is fine); None when the explorer's does."""
+    if not phrases:
+        return None
+    cp = ConclusionCheckpoint(id=cid, role=list(dict.fromkeys(phrases)), holds=False, required=False,
+                              description=description)
+    return cp if check_conclusion(cp, answer).passed else None
+
+
+def correlation_words(answer: str, docs: list[Any]) -> ConclusionCheckpoint | None:
+    """What the one correlation coefficient the answer states rules out: a strength two bands away ("a strong
+    correlation" for 0.38, "barely move together" for 0.71) and the other sign."""
+    stated = [r for r in _stated_figures(docs, _CORRELATION_KEY, answer) if -1 <= r <= 1]
+    if len(stated) != 1:
+        return None
+    r = stated[0]
+    phrases = (_STRONG if abs(r) < 0.5 else []) + (_WEAK if abs(r) >= 0.6 else [])
+    phrases += _NEGATIVE if r >= 0.2 else _POSITIVE if r <= -0.2 else []
+    return _denial("conclusion_strength", phrases, f"what a correlation of {r} does not allow one to say", answer)
+
+
+def direction_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
+    """What the signed figures the answer states (a change, an earnings surprise) rule out: when all have one
+    sign, a word of the other direction ("rallying" for -0.07 %); when their signs differ, saying that all of
+    them went one way ("all four beat")."""
+    out = []
+    for family, (up, down) in _DIRECTIONS.items():
+        stated = _stated_figures(docs, _FAMILY_KEY[family], answer)
+        if not stated:
+            continue
+        if all(v < 0 for v in stated) or all(v > 0 for v in stated):
+            phrases = up if stated[0] < 0 else down
+            what = "negative" if stated[0] < 0 else "positive"
+        elif len(stated) >= 2:
+            count = _COUNT_WORDS[len(stated) - 2] if len(stated) <= 10 else str(len(stated))
+            every = [*_ALL, f"all {count}", f"all {len(stated)}", f"all {count} of them"]
+            phrases = [f"{a} {w}" for a in every for w in [*up[:4], *down[:2], "rose", "fell", "gained", "dropped"]]
+            what = "of both signs"
+        else:
+            continue
+        cp = _denial(f"conclusion_{family}", phrases, f"the {family} figures stated are {what}", answer)
+        if cp is not None:
+            out.append(cp)
+    return out
+
+
 def conclusions(goal: str, answer: str, read_results: list[str], docs: list[Any],
                 year: int | None) -> list[ConclusionCheckpoint]:
-    """Every conclusion the goal asks for and the explorer's answer draws clearly."""
-    found = [yes_no(goal, answer), superlative(goal, answer, read_results, docs, year)]
+    """Every conclusion the goal asks for and the explorer's answer draws clearly, and the qualitative words
+    its figures rule out."""
+    found = [yes_no(goal, answer), superlative(goal, answer, read_results, docs, year),
+             correlation_words(answer, docs), *direction_words(answer, docs)]
     return [cp for cp in found if cp is not None]

@@ -204,6 +204,38 @@ def _siblings(call: _Call, tools: dict[str, ToolInfo], params: set[str]) -> list
     return out
 
 
+_NOTHING = re.compile(r"(?i)\b(?:no|none|nothing|zero|not any)\b")
+
+
+def _found_nothing(result: str) -> bool:
+    """Whether a read's result is a list, or holds lists, and every one of them is empty ("alerts": [])."""
+    doc = parse_json(result)
+    if isinstance(doc, list):
+        return not doc
+    lists = [v for v in doc.values() if isinstance(v, list)] if isinstance(doc, dict) else []
+    return bool(lists) and not any(lists)
+
+
+def empty_reads(calls: list[_Call], answer: str, tools: dict[str, ToolInfo]) -> list[ToolEffectCheckpoint]:
+    """The reads whose results held nothing where the answer reports that nothing ("no weather warnings"):
+    only asking that source tells, so one of its reads (any arguments) must be made. A read of the same
+    server that names the same thing (another verb) counts too."""
+    clauses = [c.lower() for c in re.split(r"[.;!?\n]", answer) if _NOTHING.search(c)]
+    reads = [c for c in calls if not c.write]
+    out: list[ToolEffectCheckpoint] = []
+    for call in reads:
+        objects = {t for t in _tokens(call.name) if t not in _READ_VERBS and len(t) >= 4}
+        words = {w[:-1] if w.endswith("s") else w for w in {call.server.lower(), *objects}}
+        if any(call.name in cp.tools for cp in out) or not _found_nothing(call.result) or not any(
+                re.search(r"\b" + re.escape(w) + r"s?\b", c) for w in words for c in clauses):
+            continue
+        same = sorted(n for n, info in tools.items() if info.server == call.server and not is_write(n)
+                      and objects & set(_tokens(n)))
+        out.append(ToolEffectCheckpoint(id=f"read_{len(out) + 1}", tools=list(dict.fromkeys([call.name, *same])),
+                                        description=f"the answer's 'none' rests on {call.name}, which found nothing"))
+    return out
+
+
 def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounded: Any) -> ToolEffectCheckpoint:
     """A tool-effect checkpoint for a write: predicates on what it affected, siblings as equivalents."""
     defaults = _defaults(tools.get(call.name))
@@ -380,6 +412,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
             checkpoints.append(check)
         docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
         checkpoints += conclusions(goal, answer, read_results, docs, year)
+        checkpoints += empty_reads(calls, answer, trace.tools)
     if not checkpoints:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")
     deps = dependencies(calls, goal)
