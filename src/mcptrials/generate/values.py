@@ -31,7 +31,8 @@ _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:m
                    r"yaml|yml|toml|html|xml|pdf|log|ini|cfg|db|sqlite|png|jpg|ics|eml)(?![\w.])")
 _URL = re.compile(r"\bhttps?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-zA-Z&-]+(?:'[a-z]+)?(?:[ \t]+[A-Z][a-zA-Z&-]+(?:'[a-z]+)?)*")
-_QUOTED = re.compile(r"[\"“‘']([^\"”’'\n]{3,80})[\"”’']")
+_QUOTED = re.compile(r"(?:[\"“]|(?<!\w)[‘'])([^\"”’'\n]{3,80})(?:[\"”]|[’'](?!\w))")
+"""A phrase in double or single quotes; an apostrophe inside a word (the mirror's, don't) opens and closes none."""
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[-*•]\s+)$")
 _OPENER = re.compile(r"[\"“‘(>]\s*$")  # a quote, a bracket or a tag opens a phrase that may be a sentence
 _STOP_NAMES = {"i", "the", "a", "an", "it", "this", "that", "these", "there", "here", "yes", "no", "done", "ok",
@@ -124,6 +125,14 @@ def _most_specific(found: list[Value]) -> list[Value]:
             continue
         kept.append(v)
     return sorted(kept, key=lambda v: v.start)
+
+
+def scale_word(value: Value, text: str) -> bool:
+    """Whether a number is only a magnitude word of ``text`` ("per thousand", "USD millions"): a manner of
+    speaking, not a figure a result gave."""
+    if value.kind != "number" or value.value not in {100, 1000, 10**6, 10**9, 10**12}:
+        return False
+    return f"{int(value.value):,}" not in text and str(int(value.value)) not in text
 
 
 def quoted_spans(text: str) -> list[Value]:
