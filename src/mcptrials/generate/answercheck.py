@@ -433,7 +433,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
                      len(norm))
     first = [v for v in grounded if v.start <= first_end]
     tied = [v for v in first if _names_goal(_context(v, answer), wanted)]
-    if tied and _SELECTION.search(asked):
+    if tied and _ASKS_ONE.search(asked):
         return tied  # "which chipmaker lagged?": the one the answer says lagged, not those it sets beside it
     return [v for v in first if v in tied or v.kind not in {"number", "time"} or _keys_of(v, docs)[0]] or first
 
@@ -454,6 +454,30 @@ def _title_parts(names: list[Value], answer: str, read_results: list[str]) -> li
         else:
             groups.append([v])
     return [g for g in groups if len(g) >= 2]
+
+
+_SCALES = (10**3, 10**6, 10**9)
+
+
+def _stated_scale(answer: str, year: int | None) -> int | None:
+    """The scale an answer gives its figures in once, as a word of its own ("USD millions:", "in thousands")."""
+    for v in values_in(answer, year=year, small=True):
+        if v.value in _SCALES and scale_word(v, answer):
+            return int(v.value)
+    return None
+
+
+def _in_scales(value: Any, scale: int) -> Any:
+    """A figure given in a scale (9,959.2 in millions), also as written out in full or in the next scales up and
+    down (9.96 billion, 9959200000): the same amount, however a correct answer scales it."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) < 100:
+        return value
+    full = value * scale
+    return [value, *(round(full / s, 6) for s in (1, *_SCALES) if s != scale)]
+
+
+def _as_options(options: Any) -> list[Any]:
+    return options if isinstance(options, list) else [options]
 
 
 def _measured(fact: Fact, unit: str | None) -> Fact:
@@ -487,6 +511,9 @@ def _unit_in(answer: str, value: Any) -> str | None:
     return None
 
 
+_ASKS_ONE = re.compile(r"(?i)\b(?:which|what)\s+(?:one\b|[a-z]+(?<!s)\s+(?:is|was|did|does|has|had|will|[a-z]+ed)\b)|"
+                      r"\bwho\s+(?:is|was|did|has|[a-z]+ed)\b")
+"""A question after one item ("which chipmaker lagged?", "who wrote it?"), not after a list ("which papers")."""
 _SELECTION = re.compile(r"(?i)\b(?:which|who(?:m|se|'s)?)\b")
 
 
@@ -576,10 +603,16 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(phone_options(str(v.value)))
         elif v.kind == "name" and v not in fragments:
             contains.append(_name_options(v, names_elsewhere))
-    for group in titles:  # a title split into names: any of its parts names it ("the sparse routing paper")
-        contains.append(list(dict.fromkeys(v.value for v in group)))
+    for group in titles:  # a title split into names: any of its parts, or a word of its head, names it
+        head = _as_options(_name_options(group[0], names_elsewhere))  # "the attention-sinks paper"
+        contains.append(list(dict.fromkeys([*head, *(v.value for v in group[1:])])))
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
+    scale = _stated_scale(answer, year)
+    if scale is not None:  # "USD millions: ... 9,959.2": also "$9.96 billion", "9959.2 million"
+        contains = [_in_scales(x, scale) for x in contains]
+        facts = [f if f.unit is not None else f.model_copy(update={"value": _in_scales(f.value, scale)})
+                 for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
