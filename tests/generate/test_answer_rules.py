@@ -213,3 +213,24 @@ def test_figures_given_in_a_scale_may_be_given_in_another() -> None:
     assert _judge(check, "Free cash flow (USD bn): FY2025 9.96, FY2024 8.83.")
     assert not _judge(check, "Free cash flow: FY2025 $9.16 billion, FY2024 $8.83 billion.")
     assert not _judge(check, "Free cash flow: FY2025 $8.83 billion, FY2024 $9.96 billion.")
+
+
+def test_a_figure_a_result_states_as_written_is_not_read_as_a_rounding_of_another() -> None:
+    results = ['{"symbol": "GOOGL", "earnings": [{"quarter": "2025-Q4", "surprise_pct": 1.9}, '
+               '{"quarter": "2025-Q3", "surprise_pct": 1.95}]}']
+    check = answer_checkpoint("GOOGL's latest surprise was +1.9%.", "What was GOOGL's latest EPS surprise?", "",
+                              results, 2026)
+    assert check is not None
+    assert _judge(check, "Latest surprise: 1.90%.")
+    assert not _judge(check, "Latest surprise: 1.95%.")
+
+
+def test_a_figure_may_be_labelled_by_the_symbol_of_the_result_it_comes_from() -> None:
+    results = ['{"symbol": "AAPL", "currency": "USD", "earnings": [{"quarter": "2025-Q4", "surprise_pct": -5.2}]}',
+               '{"symbol": "MSFT", "currency": "USD", "earnings": [{"quarter": "2025-Q4", "surprise_pct": 5.17}]}']
+    answer = "Latest EPS surprises: Apple -5.2%, Microsoft +5.17%."
+    check = answer_checkpoint(answer, "Get the latest EPS surprise of Apple and Microsoft.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | -5.20% |\n| MSFT | 5.17% |")
+    assert not _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | 5.17% |\n| MSFT | -5.20% |")
+    assert not _judge(check, "Apple +5.17%, Microsoft -5.2%.")

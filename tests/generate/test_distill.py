@@ -14,7 +14,7 @@ import pytest
 from distill_traces import GIT, TIME, alt, bundled, draft_of, explorer, reference_trace, verdicts
 
 from mcptrials.bundled.world import bundled_servers
-from mcptrials.generate.distill import distill
+from mcptrials.generate.distill import _Call, distill, handles
 from mcptrials.generate.draft import Rejected, TaskDraft
 from mcptrials.generate.trace import pursue
 from mcptrials.model import Fixtures, StateCheckpoint, ToolEffectCheckpoint, ValueCheckpoint
@@ -295,3 +295,16 @@ async def test_an_append_may_be_made_as_an_edit_of_the_same_file() -> None:
                 if isinstance(c, ToolEffectCheckpoint) and "files__append_file" in c.tools]
     assert "files__edit_file" in append.tools and "files__delete_file" not in append.tools
     assert append.must_include == {"path": "reports/pca.md"}  # the same file, whatever the tool
+
+
+def test_a_stored_name_is_free_unless_the_goal_asks_for_it() -> None:
+    def call(i: int, tool: str, **args: Any) -> _Call:
+        return _Call(position=i, name=f"scicomp__{tool}", server="scicomp", args=args, raw_args=args, result="{}",
+                     write=True)
+
+    calls = [call(0, "create_tensor", name="A", values=[[4, 1], [2, 3]]),
+             call(1, "matmul", a="A", b="A", result="P"), call(2, "inverse", name="P", result="P_inv")]
+    free = handles(calls, "Create A, square it and invert the product.")
+    assert free == {0: {"name"}, 1: {"result"}}
+    asked = handles(calls, "Create A, compute matmul(A, A) stored as P and its inverse stored as P_inv.")
+    assert asked == {0: {"name"}}

@@ -205,13 +205,26 @@ def _stem(word: str) -> str:
     return word if len(word) <= 5 else word[:max(5, len(word) - 3)]
 
 
+_SOURCE_CODE = re.compile(r"[A-Z][A-Z0-9.\-]{1,9}")
+
+
+def _source_codes(value: Value, docs: list[Any]) -> set[str]:
+    """The symbol of the one result a value comes from ("AAPL" for a figure of AAPL's earnings): a correct
+    answer may label the figure by it rather than by the name the explorer used ("Apple")."""
+    sources = [doc for doc in docs if isinstance(doc, dict) and any(_same(leaf, value) for _p, leaf in leaves(doc))]
+    if len(sources) != 1:
+        return set()
+    return {f.casefold() for f in sources[0].values() if isinstance(f, str) and _SOURCE_CODE.fullmatch(f)}
+
+
 def _bound_facts(group: list[Value], answer: str, docs: list[Any]) -> list[Fact] | None:
     """Label-bound facts for values that could be swapped; None when they have no distinct labels."""
     labels = []
     for v in group:
         words = _keys_of(v, docs)[0] | _context(v, answer)
         words = {w for w in words if len(w) >= 3 and w not in _LABEL_STOP}
-        labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs))
+        labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs)
+                      | _source_codes(v, docs))
     distinct = []
     for i, mine in enumerate(labels):
         others = set().union(*(labels[j] for j in range(len(labels)) if j != i))
