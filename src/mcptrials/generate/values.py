@@ -183,9 +183,11 @@ def precise_number(value: Value, texts: Iterable[str]) -> Scalar:
     written = normalise_text(value.text)
     if isinstance(value.value, int | float) and value.value < 0 and not written.lstrip().startswith("-"):
         written = "-" + written.lstrip()  # the sign is read before the digits the mention spans
+    texts = list(texts)
     mentions = [n for text in texts for n in number_mentions(normalise_text(text))]
-    if _decimals(written) and any(n.value == value.value and n.decimals == _decimals(written) for n in mentions):
-        return value.value  # a result states it as written (1.9), whatever else rounds to it (1.95)
+    if _decimals(written) and any(isinstance(leaf, int | float) and not isinstance(leaf, bool) and leaf == value.value
+                                  for doc in (parse_json(t) for t in texts) for _path, leaf in leaves(doc)):
+        return value.value  # a result field holds it as written (1.9), whatever else rounds to it (1.95)
     for n in mentions:
         if n.decimals > _decimals(written) and find_in_normalised(written, n.value):
             return int(n.value) if float(n.value).is_integer() else n.value
