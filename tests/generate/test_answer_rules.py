@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 
 from mcptrials.generate.answercheck import answer_checkpoint
 from mcptrials.generate.conclusions import correlation_words, direction_words, superlative, yes_no
+from mcptrials.generate.values import quoted_spans
 from mcptrials.model import ValueCheckpoint
 from mcptrials.scoring.claims import check_facts, text_problems
 from mcptrials.scoring.conclusions import check_conclusion
@@ -226,3 +227,115 @@ def test_a_season_read_from_a_source_must_name_its_months() -> None:
     dated = answer_checkpoint("The next hurricane briefing is on 3 June at 10:00.", "When is the season briefing?",
                               "", ['{"briefing": "2026-06-03T10:00", "note": "June briefing"}'], 2026)
     assert dated is None or all(not isinstance(c, list) or "June" not in c for c in dated.contains)
+
+
+def test_a_title_split_into_names_is_named_by_any_of_its_parts() -> None:
+    results = [json.dumps({"additions": [
+        {"id": "2106.01147", "title": "Sparse Routing for Efficient Attention in Long Documents"},
+        {"id": "2209.12780", "title": "Predicting Geyser Eruption Intervals from Seismic Tremor"}]})]
+    answer = ("Two papers were added: Sparse Routing for Efficient Attention in Long Documents and "
+              "Predicting Geyser Eruption Intervals from Seismic Tremor.")
+    check = answer_checkpoint(answer, "Which papers were added to the mirror?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "The sparse routing attention paper and Predicting Geyser Eruption Intervals.")
+    assert not _judge(check, "Only Predicting Geyser Eruption Intervals from Seismic Tremor.")
+    assert not _judge(check, "The sparse routing paper and the geyser tremor study.")  # a part, not a word of it
+
+
+def test_an_apostrophe_is_no_quote() -> None:
+    spans = quoted_spans("The mirror's record of \"Sparse Routing in Long Documents\" and Leo's 'Trail Bottle'.")
+    assert [s.value for s in spans] == ["Sparse Routing in Long Documents", "Trail Bottle"]
+
+
+def test_a_which_question_answered_in_passing_keeps_only_the_one_picked() -> None:
+    results = ['{"url": "https://news.example/digest/15", "text": "Chips rally: Intel lagged while NVIDIA and AMD '
+               'rose on strong data-centre orders."}']
+    answer = "In the weekly digest (issue 15), Intel lagged while NVIDIA and AMD rose on data-centre orders."
+    check = answer_checkpoint(answer, "Open the chips rally digest: which chipmaker lagged?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "The laggard was Intel.")
+    assert not _judge(check, "NVIDIA lagged.")
+
+
+def test_which_station_of_a_city_the_goal_gave_is_a_detail_unless_asked() -> None:
+    results = [json.dumps({"trains": [{"train_no": "G74", "from": "Guangzhou South", "to": "Changsha South",
+                                       "depart": "08:14", "arrive": "10:49"}]})]
+    answer = "The first train is G74, leaving Guangzhou South at 08:14 and arriving at 10:49."
+    plain = answer_checkpoint(answer, "The first G train from Guangzhou to Changsha tomorrow: when does it leave "
+                                      "and arrive?", "", results, 2026)
+    assert plain is not None
+    assert _judge(plain, "G74 leaves at 08:14 and gets in at 10:49.")
+    assert not _judge(plain, "G74 leaves at 08:41 and gets in at 10:49.")
+    asked = answer_checkpoint(answer, "The first G train from Guangzhou to Changsha: from which station does it "
+                                      "leave, and when?", "", results, 2026)
+    assert asked is not None and not _judge(asked, "G74 leaves at 08:14 and gets in at 10:49.")
+
+
+def test_the_present_time_is_where_counting_starts_not_the_answer() -> None:
+    results = ['{"bookings": [{"train_no": "G3", "date": "2026-04-15", "depart": "07:35"}]}',
+               '{"timezone": "Asia/Shanghai", "datetime": "2026-04-13T09:00:00+08:00"}', '{"hours": 46.5833}']
+    answer = "Your train G3 leaves at 07:35 on 15 April; it is 09:00 now, so that is 46.58 hours from now."
+    now = datetime(2026, 4, 13, 9, 0, tzinfo=timezone(timedelta(hours=8)))
+    check = answer_checkpoint(answer, "List bookings, read the current time and compute the hours until the "
+                                      "train leaves.", "", results, 2026, today=now.date(), now=now)
+    assert check is not None
+    assert _judge(check, "G3 leaves at 07:35 on Wednesday, in about 46.58 hours.")
+    assert not _judge(check, "G3 leaves at 07:35 on Wednesday, in about 22.58 hours.")
+
+
+def test_the_wording_the_agent_wrote_itself_need_not_be_quoted_back() -> None:
+    results = [json.dumps({"entities": [{"name": "Leo Park", "entityType": "customer",
+                                         "observations": ["Lives in Toronto", "Has placed 5 orders"]}]}),
+               json.dumps({"rows": [{"name": "Leo Park", "city": "Toronto", "orders": 5}]})]
+    answer = ('Leo Park lives in Toronto and has placed 5 orders. He is in memory with the observations '
+              '"Lives in Toronto" and "Has placed 5 orders".')
+    goal = "Query Leo Park's city and order count; create an entity with those observations."
+    own = answer_checkpoint(answer, goal, "", results, 2026, fallback=False,
+                            written=("Lives in Toronto", "Has placed 5 orders"))
+    assert own is not None
+    assert _judge(own, "Leo Park is in memory: city Toronto, 5 orders placed.")
+    assert not _judge(own, "Leo Park is in memory: city Montreal, 5 orders placed.")
+    read = answer_checkpoint(answer, goal, "", results, 2026, fallback=False)
+    assert read is not None and not _judge(read, "Leo Park is in memory: city Toronto, 5 orders placed.")
+
+
+def test_a_citation_count_may_be_said_as_cited() -> None:
+    results = ['{"id": "2406.02266", "citation_count": 103, "reference_count": 41}']
+    answer = "The paper has a citation count of 103 and a reference count of 41."
+    check = answer_checkpoint(answer, "What are the paper's citation count and reference count?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "It has been cited 103 times and lists 41 references.")
+    assert not _judge(check, "It has been cited 41 times and lists 103 references.")
+
+
+def test_figures_given_in_a_scale_may_be_given_in_another() -> None:
+    results = ['{"symbol": "KO", "unit": "USD millions", "years": [{"fiscal_year": "FY2025", "free_cash_flow": 9959.2},'
+               ' {"fiscal_year": "FY2024", "free_cash_flow": 8829.8}]}']
+    answer = "KO free cash flow, USD millions: FY2025 9,959.2; FY2024 8,829.8."
+    check = answer_checkpoint(answer, "Report KO's free cash flow per year.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Free cash flow: FY2025 $9.96 billion, FY2024 $8.83 billion.")
+    assert _judge(check, "Free cash flow (USD bn): FY2025 9.96, FY2024 8.83.")
+    assert not _judge(check, "Free cash flow: FY2025 $9.16 billion, FY2024 $8.83 billion.")
+    assert not _judge(check, "Free cash flow: FY2025 $8.83 billion, FY2024 $9.96 billion.")
+
+
+def test_a_figure_a_result_states_as_written_is_not_read_as_a_rounding_of_another() -> None:
+    results = ['{"symbol": "GOOGL", "earnings": [{"quarter": "2025-Q4", "surprise_pct": 1.9}, '
+               '{"quarter": "2025-Q3", "surprise_pct": 1.95}]}']
+    check = answer_checkpoint("GOOGL's latest surprise was +1.9%.", "What was GOOGL's latest EPS surprise?", "",
+                              results, 2026)
+    assert check is not None
+    assert _judge(check, "Latest surprise: 1.90%.")
+    assert not _judge(check, "Latest surprise: 1.95%.")
+
+
+def test_a_figure_may_be_labelled_by_the_symbol_of_the_result_it_comes_from() -> None:
+    results = ['{"symbol": "AAPL", "currency": "USD", "earnings": [{"quarter": "2025-Q4", "surprise_pct": -5.2}]}',
+               '{"symbol": "MSFT", "currency": "USD", "earnings": [{"quarter": "2025-Q4", "surprise_pct": 5.17}]}']
+    answer = "Latest EPS surprises: Apple -5.2%, Microsoft +5.17%."
+    check = answer_checkpoint(answer, "Get the latest EPS surprise of Apple and Microsoft.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | -5.20% |\n| MSFT | 5.17% |")
+    assert not _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | 5.17% |\n| MSFT | -5.20% |")
+    assert not _judge(check, "Apple +5.17%, Microsoft -5.2%.")

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import shutil
 from datetime import datetime
+from typing import Any
 
 import pytest
 from distill_traces import GIT, TIME, alt, bundled, draft_of, explorer, reference_trace, verdicts
 
 from mcptrials.bundled.world import bundled_servers
-from mcptrials.generate.distill import distill
+from mcptrials.generate.distill import _Call, distill, handles
 from mcptrials.generate.draft import Rejected, TaskDraft
 from mcptrials.generate.trace import pursue
 from mcptrials.model import Fixtures, StateCheckpoint, ToolEffectCheckpoint, ValueCheckpoint
+from mcptrials.scoring.matchers import matches
 
 
 async def test_a_booking_is_checked_on_the_calendar_and_the_outbox_not_on_spelling() -> None:
@@ -253,3 +255,75 @@ async def test_a_none_the_answer_reports_needs_the_read_that_found_nothing() -> 
         alt(task, "never-asked", "reject", calls[:1], answer, ["wrong_conclusion"])])
     assert results["by-id"].accepted, results["by-id"].detail
     assert results["never-asked"].accepted is False
+
+
+async def test_a_relation_type_may_be_spelled_with_other_separators_but_not_other_words() -> None:
+    source = bundled("mem-003")
+    task = distill(draft_of(source), await reference_trace(source))
+    people = [("memory__create_entities", {"entities": [
+        {"name": "Dana Whitfield", "entityType": "person"}, {"name": "Tomas Kral", "entityType": "person"},
+        {"name": "Project Atlas", "entityType": "project"}]})]
+
+    def relations(kind: str) -> list[tuple[str, dict[str, Any]]]:
+        return [("memory__create_relations", {"relations": [
+            {"from": "Dana Whitfield", "to": "Project Atlas", "relationType": "leads"},
+            {"from": "Tomas Kral", "to": "Project Atlas", "relationType": kind}]})]
+
+    answer = "Dana Whitfield leads Project Atlas and Tomas Kral works on it."
+    results = await verdicts(task, [
+        alt(task, "spaced", "accept", [people, relations("Works on")], answer, ["other_spelling"]),
+        alt(task, "other-words", "reject", [people, relations("manages")], answer, ["wrong_content"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"spaced": True, "other-words": False}
+
+
+async def test_the_name_a_result_is_stored_under_is_the_agents_choice() -> None:
+    source = bundled("sci-002")
+    task = distill(draft_of(source), await reference_trace(source))
+
+    def turns(b: list[float]) -> list[list[tuple[str, dict[str, Any]]]]:
+        return [[("scicomp__create_tensor", {"name": "coeffs", "values": [[3, 2, -1], [2, -2, 4], [-1, 0.5, -1]]})],
+                [("scicomp__create_tensor", {"name": "rhs", "values": b})],
+                [("scicomp__solve_linear_system", {"a": "coeffs", "b": "rhs"})]]
+
+    results = await verdicts(task, [
+        alt(task, "other-names", "accept", turns([1, -2, 0]), "x = 1, y = -2, z = -2.", ["other_spelling"]),
+        alt(task, "other-vector", "reject", turns([1, 2, 0]), "x = 1, y = -2, z = -2.", ["wrong_content"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"other-names": True, "other-vector": False}
+
+
+async def test_symbols_given_in_one_string_may_be_joined_any_way_and_a_scale_word_is_no_figure() -> None:
+    source = bundled("x-025")
+    task = distill(draft_of(source), await reference_trace(source))
+    [download] = [c for c in task.spec.checkpoints
+                  if isinstance(c, ToolEffectCheckpoint) and "finance__download" in c.tools]
+    tickers = download.must_match["tickers"]
+    assert matches("AAPL,MSFT,NVDA", tickers) and matches("aapl msft nvda", tickers)
+    assert not matches("AAPL,MSFT,AMZN", tickers)
+    source = bundled("x-006")  # the reply says "9.95 units per thousand spent"
+    task = distill(draft_of(source), await reference_trace(source))
+    [outbox] = [c for c in task.spec.checkpoints if isinstance(c, StateCheckpoint) and c.path == "mail/outbox.json"]
+    assert 1000 not in [getattr(m, m.kind) for m in outbox.match.values()]
+
+
+async def test_an_append_may_be_made_as_an_edit_of_the_same_file() -> None:
+    source = bundled("x-020")
+    task = distill(draft_of(source), await reference_trace(source))
+    [append] = [c for c in task.spec.checkpoints
+                if isinstance(c, ToolEffectCheckpoint) and "files__append_file" in c.tools]
+    assert "files__edit_file" in append.tools and "files__delete_file" not in append.tools
+    assert append.must_include == {"path": "reports/pca.md"}  # the same file, whatever the tool
+
+
+def test_a_stored_name_is_free_unless_the_goal_asks_for_it() -> None:
+    def call(i: int, tool: str, **args: Any) -> _Call:
+        return _Call(position=i, name=f"scicomp__{tool}", server="scicomp", args=args, raw_args=args, result="{}",
+                     write=True)
+
+    calls = [call(0, "create_tensor", name="A", values=[[4, 1], [2, 3]]),
+             call(1, "matmul", a="A", b="A", result="P"), call(2, "inverse", name="P", result="P_inv")]
+    free = handles(calls, "Create A, square it and invert the product.")
+    assert free == {0: {"name"}, 1: {"result"}}
+    asked = handles(calls, "Create A, compute matmul(A, A) stored as P and its inverse stored as P_inv.")
+    assert asked == {0: {"name"}}

@@ -76,3 +76,11 @@ def test_arguments_satisfy_requires_every_key() -> None:
 def test_values_equal_nested() -> None:
     assert values_equal({"a": [1, {"b": "X"}]}, {"a": [1.0, {"b": "x"}]}, insensitive=True)
     assert not values_equal({"a": 1}, {"a": 1, "b": 2})
+
+
+def test_a_matrix_contains_its_entries_and_a_list_only_its_items() -> None:
+    matrix = [[3, 2, -1], [2, -2, 4]]
+    assert matches(matrix, Matcher(contains_all=[3, -2, 4]))
+    assert matches(matrix, Matcher(contains_all=[[3, 2, -1]]))  # a whole row is still an item
+    assert not matches(matrix, Matcher(contains_all=[3, 5]))
+    assert not matches([[1, [7]]], Matcher(contains=7))  # one level: rows of a matrix, not any nesting

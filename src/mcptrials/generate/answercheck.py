@@ -9,7 +9,7 @@ EPS, the AQI of each city) are bound to distinct labels so that a swap fails.
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from mcptrials.generate.values import (
@@ -21,6 +21,7 @@ from mcptrials.generate.values import (
     phone_options,
     precise_number,
     quoted_spans,
+    scale_word,
     values_in,
 )
 from mcptrials.model import Fact, Scalar, ValueCheckpoint
@@ -46,10 +47,11 @@ _SYNONYMS = {"actual": ["actual", "reported", "came in", "delivered"],
              "open": ["open"], "close": ["clos"], "previous": ["previous", "prior", "last"],
              "min": ["min", "low"], "max": ["max", "high"], "mean": ["mean", "average", "avg"],
              "average": ["average", "mean", "avg"], "total": ["total", "sum", "overall"],
-             "squared": ["squar", "r²", "r2", "r^2", "determination"]}
+             "squared": ["squar", "r²", "r2", "r^2", "determination"],
+             "citation": ["citat", "cited", "cites"], "citations": ["citat", "cited", "cites"]}
 
 
-_RELATED = [{"price", "fare", "cost", "costs", "fee", "charge", "amount", "pay", "paid", "much"},
+_RELATED = [{"price", "fare", "cost", "costs", "fee", "charge", "amount", "pay", "paid"},
             {"arrive", "arrival", "arrives", "get", "reach"}, {"depart", "departure", "departs", "leave", "leaves"},
             {"weather", "forecast", "temperature", "temp", "high", "low", "max", "min", "rain", "precipitation",
              "precip", "condition", "conditions"}, {"sender", "from", "author", "authors", "sent"},
@@ -232,6 +234,18 @@ def _segment_words(value: Value, group: list[Value], answer: str) -> set[str]:
             if len(w) >= 3 and w not in _LABEL_STOP and not quantity_names(w)}
 
 
+_SOURCE_CODE = re.compile(r"[A-Z][A-Z0-9.\-]{1,9}")
+
+
+def _source_codes(value: Value, docs: list[Any]) -> set[str]:
+    """The symbol of the one result a value comes from ("AAPL" for a figure of AAPL's earnings): a correct
+    answer may label the figure by it rather than by the name the explorer used ("Apple")."""
+    sources = [doc for doc in docs if isinstance(doc, dict) and any(_same(leaf, value) for _p, leaf in leaves(doc))]
+    if len(sources) != 1:
+        return set()
+    return {f.casefold() for f in sources[0].values() if isinstance(f, str) and _SOURCE_CODE.fullmatch(f)}
+
+
 def _bound_facts(group: list[Value], answer: str, docs: list[Any], wide: bool = False) -> list[Fact] | None:
     """Label-bound facts for values that could be swapped; None when they have no distinct labels.
 
@@ -241,7 +255,8 @@ def _bound_facts(group: list[Value], answer: str, docs: list[Any], wide: bool = 
     for v in group:
         words = _keys_of(v, docs)[0] | _context(v, answer) | (_segment_words(v, group, answer) if wide else set())
         words = {w for w in words if len(w) >= 3 and w not in _LABEL_STOP}
-        labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs))
+        labels.append({x for w in words for x in [_stem(w), *_SYNONYMS.get(w, [])]} | _record_words(v, answer, docs)
+                      | _source_codes(v, docs))
     distinct = []
     for i, mine in enumerate(labels):
         others = set().union(*(labels[j] for j in range(len(labels)) if j != i))
@@ -290,6 +305,23 @@ def _subject_of_request(value: Value, wanted: set[str]) -> bool:
     return len(words) >= 3 and sum(_names_goal({w}, wanted) for w in words) * 2 >= len(words)
 
 
+_ASKS_PLACE = re.compile(r"(?i)\b(?:station|stations|stop|terminal|airport|where|which)\b")
+
+
+def _elaborates_given_place(value: Value, asked: str) -> bool:
+    """Whether a name only specifies a place the goal already gave ("Shanghai Hongqiao" for "from Shanghai"):
+    the goal named the place, so which station or quarter of it is a detail, unless the goal asks where."""
+    words = str(value.value).split()
+    if len(words) < 2 or _ASKS_PLACE.search(asked):
+        return False
+    norm = normalise_text(asked)
+
+    def said(word: str) -> bool:
+        return bool(re.search(r"(?<![\w])" + re.escape(normalise_text(word)) + r"(?![\w])", norm))
+
+    return said(words[0]) and not any(said(w) for w in words[1:])
+
+
 def _aside(value: Value, answer: str) -> bool:
     """Whether a value sits inside parentheses of the answer: a supporting detail, not what was asked."""
     norm = normalise_text(answer, fold=False)
@@ -336,9 +368,16 @@ def _incidental(value: Value, answer: str, goal: str, today: date | None) -> boo
         return bool(_RANGE_END.search(normalise_text(answer, fold=False)[max(0, value.start - 12):value.start]))
     if value.kind == "number":
         if isinstance(value.value, int | float) and value.value in {1000, 10**6, 10**9, 10**12}:
-            return f"{int(value.value):,}" not in answer and str(int(value.value)) not in answer  # "per thousand"
+            return scale_word(value, answer)  # "per thousand"
         return not re.search(r"\d", value.text)
     return False
+
+
+def _the_clock(value: Value, asked: str, now: datetime | None) -> bool:
+    """Whether a time is the task's own present ("it's 09:00 now"): where the counting starts, not a result,
+    unless the goal asks what time it is."""
+    return value.kind == "time" and now is not None and value.value == now.strftime("%H:%M") and \
+        not re.search(r"(?i)\bwhat time\b|\btime is it\b", asked)
 
 
 _ASSIGNED = re.compile(r"(?<![\w.])([A-Za-z][\w]{0,15})\s*(?:=|:)\s*[-\u2212]?$")
@@ -371,7 +410,8 @@ def _listed_titles(answer: str, goal: str, docs: list[Any], named: list[Value]) 
 
 
 def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], year: int | None,
-                  fallback: bool = True, today: date | None = None) -> list[Value]:
+                  fallback: bool = True, today: date | None = None, now: datetime | None = None,
+                  written: tuple[str, ...] = ()) -> list[Value]:
     """The answer's values a careful reviewer would insist on.
 
     A value counts when a read result grounds it, the goal did not already give it, and it is
@@ -389,7 +429,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     for value in values_in(answer, year=year, small=True):
         given = (grounded_in(value, goal) or grounded_in(value, prompt)) and not (
             value.kind == "number" and assigned_label(value, answer, asked))  # x = 1 where the goal has "= 1"
-        if given or _incidental(value, answer, asked, today):
+        if given or _incidental(value, answer, asked, today) or _the_clock(value, asked, now):
             continue
         precise = precise_number(value, read_results) if value.kind == "number" else value.value
         if precise == value.value and not any(grounded_in(value, r) for r in read_results):
@@ -408,6 +448,8 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         keys, structured = _keys_of(v, docs)
         if v.kind == "name" and not whole_field(v, docs):
             continue  # a capitalised phrase inside running text (a title, a heading) is not an item
+        if v.kind == "name" and _elaborates_given_place(v, asked):
+            continue  # "Shanghai Hongqiao" for the Shanghai the goal gave: which station, not asked
         if v.kind == "name" and not asks_name and _subject_of_request(_quote_around(v, answer), wanted):
             continue  # the paper the request describes in its own words: found, not asked for
         if v.kind == "name" and asks_who and len(str(v.value).split()) >= 2 and _names_goal(_clause_words(v, answer),
@@ -422,7 +464,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
                                            wanted):
             named.append(v)
-    titles = _listed_titles(answer, goal, docs, named)
+    titles = [t for t in _listed_titles(answer, goal, docs, named) if not any(grounded_in(t, w) for w in written)]
     named = [n for n in named if not any(t.start <= n.start and n.end <= t.end for t in titles)] + titles
     main = [v for v in named if not _aside(v, answer)]
     if main:
@@ -434,11 +476,57 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     norm = normalise_text(answer, fold=False)
     first_end = next((m.start() for m in re.finditer(r"[.!?](?:\s|$)|\n", norm) if m.start() >= grounded[0].end),
                      len(norm))
+    first = [v for v in grounded if v.start <= first_end]
+    tied = [v for v in first if _names_goal(_context(v, answer), wanted)]
+    if tied and _ASKS_ONE.search(asked):
+        return tied  # "which chipmaker lagged?": the one the answer says lagged, not those it sets beside it
     items = _list_lines(norm)
     if any(s <= grounded[0].start < e for s, e in items):  # a list of items, each with its figure: every item's
         return [v for v in grounded if v.start <= first_end or
                 (v.kind == "number" and any(s <= v.start < e for s, e in items))]
-    return [v for v in grounded if v.start <= first_end]
+    return [v for v in first if v in tied or v.kind not in {"number", "time"} or _keys_of(v, docs)[0]] or first
+
+
+_CONNECTORS = re.compile(r"\s+(?:[a-z]+\s+){1,3}")
+
+
+def _title_parts(names: list[Value], answer: str, read_results: list[str]) -> list[list[Value]]:
+    """Names that are parts of one longer title a result holds ("Sparse Routing" for "Efficient Attention"
+    in "Long Documents"), joined only by small lower-case words in the answer: groups of two or more."""
+    norm = normalise_text(answer, fold=False)
+    groups: list[list[Value]] = []
+    for v in sorted(names, key=lambda n: n.start):
+        last = groups[-1][-1] if groups else None
+        if last is not None and _CONNECTORS.fullmatch(norm[last.end:v.start]) and any(
+                grounded_in(Value("name", norm[groups[-1][0].start:v.end], 0, 0, ""), r) for r in read_results):
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [g for g in groups if len(g) >= 2]
+
+
+_SCALES = (10**3, 10**6, 10**9)
+
+
+def _stated_scale(answer: str, year: int | None) -> int | None:
+    """The scale an answer gives its figures in once, as a word of its own ("USD millions:", "in thousands")."""
+    for v in values_in(answer, year=year, small=True):
+        if v.value in _SCALES and scale_word(v, answer):
+            return int(v.value)
+    return None
+
+
+def _in_scales(value: Any, scale: int) -> Any:
+    """A figure given in a scale (9,959.2 in millions), also as written out in full or in the next scales up and
+    down (9.96 billion, 9959200000): the same amount, however a correct answer scales it."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) < 100:
+        return value
+    full = value * scale
+    return [value, *(round(full / s, 6) for s in (1, *_SCALES) if s != scale)]
+
+
+def _as_options(options: Any) -> list[Any]:
+    return options if isinstance(options, list) else [options]
 
 
 _PREPOSITIONS = {"over", "under", "into", "onto", "after", "before", "between", "across", "within", "through", "via",
@@ -520,6 +608,9 @@ def _unit_in(answer: str, value: Any) -> str | None:
     return None
 
 
+_ASKS_ONE = re.compile(r"(?i)\b(?:which|what)\s+(?:one\b|[a-z]+(?<!s)\s+(?:is|was|did|does|has|had|will|[a-z]+ed)\b)|"
+                      r"\bwho\s+(?:is|was|did|has|[a-z]+ed)\b")
+"""A question after one item ("which chipmaker lagged?", "who wrote it?"), not after a list ("which papers")."""
 _SELECTION = re.compile(r"(?i)\b(?:which|who(?:m|se|'s)?)\b")
 
 
@@ -611,9 +702,10 @@ def _months(answer: str, asked: str, read_results: list[str], year: int | None) 
 
 
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
-                      year: int | None, fallback: bool = True, today: date | None = None) -> ValueCheckpoint | None:
+                      year: int | None, fallback: bool = True, today: date | None = None,
+                      now: datetime | None = None, written: tuple[str, ...] = ()) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
-    found = answer_values(answer, goal, prompt, read_results, year, fallback, today)
+    found = answer_values(answer, goal, prompt, read_results, year, fallback, today, now, written)
     cited = [c for c in _citation_fields(answer, read_results)
              if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
     months = _months(answer, f"{goal}\n{prompt}", read_results, year)
@@ -655,6 +747,8 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                                            unit))
             else:
                 contains.append(day_options(v.value, today, f"{goal}\n{prompt}") if kind == "date" else v.value)
+    titles = _title_parts([v for v in found if v.kind == "name"], answer, read_results)
+    fragments = {v for group in titles for v in group}
     for v in found:
         if v.kind in {"email", "code", "weekday"}:
             contains.append(v.value)
@@ -662,11 +756,19 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(_path_options(str(v.value)))
         elif v.kind == "phone":
             contains.append(phone_options(str(v.value)))
-        elif v.kind == "name":
+        elif v.kind == "name" and v not in fragments:
             contains.append(_name_options(v, names_elsewhere))
+    for group in titles:  # a title split into names: any of its parts, or a word of its head, names it
+        head = _as_options(_name_options(group[0], names_elsewhere))  # "the attention-sinks paper"
+        contains.append(list(dict.fromkeys([*head, *(v.value for v in group[1:])])))
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
     facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
+    scale = _stated_scale(answer, year)
+    if scale is not None:  # "USD millions: ... 9,959.2": also "$9.96 billion", "9959.2 million"
+        contains = [_in_scales(x, scale) for x in contains]
+        facts = [f if f.unit is not None else f.model_copy(update={"value": _in_scales(f.value, scale)})
+                 for f in facts]
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months

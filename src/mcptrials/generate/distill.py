@@ -68,8 +68,9 @@ _READ_VERBS = {"get", "list", "read", "search", "find", "show", "describe", "que
                "info", "current", "resolve", "estimate", "forecast", "history", "download_url"}
 _DESTRUCTIVE = {"delete", "remove", "drop", "destroy", "purge", "erase", "truncate", "overwrite", "wipe", "clear",
                 "reset", "cancel", "unpublish"}
-_VERB_CLASSES = [{"create", "add", "new", "insert", "make", "register"}, {"update", "edit", "modify", "set", "patch",
-                 "change"}, {"delete", "remove", "drop", "destroy", "erase", "purge"}, {"send", "post", "submit"},
+_VERB_CLASSES = [{"create", "add", "new", "insert", "make", "register"},
+                 {"update", "edit", "modify", "set", "patch", "change", "append"},
+                 {"delete", "remove", "drop", "destroy", "erase", "purge"}, {"send", "post", "submit"},
                  {"move", "rename"}, {"book", "reserve", "schedule"}, {"write", "save", "store", "put"}]
 _ASKS = re.compile(r"\?|\b(what|which|who|whom|whose|when|where|why|how|whether|tell|report|list|show|give me|"
                    r"let me know|find out|summari[sz]e|compare|look up|answer|explain|check if|check whether|"
@@ -236,7 +237,48 @@ def empty_reads(calls: list[_Call], answer: str, tools: dict[str, ToolInfo]) -> 
     return out
 
 
-def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounded: Any) -> ToolEffectCheckpoint:
+_HANDLE_KEYS = {"name", "result", "output", "out", "alias", "var", "variable", "save_as", "store_as", "into"}
+
+
+def handles(calls: list[_Call], goal: str) -> dict[int, set[str]]:
+    """Per write call, the arguments that only name what it stores for later calls: a value a later call
+    passes back under another parameter (create_tensor name=A, then solve a=A). Any name would do there,
+    unless the goal asks for that name ("stored as P_inv", "named totals")."""
+    out: dict[int, set[str]] = {}
+    for call in calls:
+        if not call.write:
+            continue
+        for key, value in call.args.items():
+            if key.lower() in _HANDLE_KEYS and isinstance(value, str) and value.strip() and not re.search(
+                    r"(?i)\b(?:as|named|called)\s+['\"`]?" + re.escape(value.strip()) + r"(?![\w])", goal) and any(
+                    later.position > call.position and any(
+                        k != key and isinstance(v, str) and v == value for k, v in later.args.items())
+                    for later in calls):
+                out.setdefault(call.position, set()).add(key)
+    return out
+
+
+def _written_texts(writes: list[WriteCall]) -> tuple[str, ...]:
+    """The texts the trace's own writes gave (an observation, a note): the agent's wording, not a result's."""
+    return tuple(v for w in writes for v in argument_leaves(w.args) if isinstance(v, str) and len(v) >= 6)
+
+
+def _scalars(value: list[Any]) -> list[Any]:
+    """The scalars of a list, or of a list of lists (a matrix's entries); none if it holds anything else."""
+    flat = [x for v in value for x in (v if isinstance(v, list) else [v])]
+    return flat if all(isinstance(x, str | int | float) and not isinstance(x, bool) for x in flat) else []
+
+
+def _codes_of(value: Value) -> list[Any]:
+    """A run of upper-case symbols ("AAPL MSFT NVDA") as its symbols, which any separator may join; else the value."""
+    words = str(value.value).split()
+    if value.kind == "name" and len(words) >= 2 and all(w.isupper() and len(w) <= 6 for w in words):
+        return list(words)
+    return [value.value]
+
+
+def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounded: Any,
+                      handle_keys: set[str] | None = None) -> ToolEffectCheckpoint:
     """A tool-effect checkpoint for a write: predicates on what it affected, siblings as equivalents."""
     defaults = _defaults(tools.get(call.name))
     include: dict[str, Any] = {}
@@ -244,6 +286,8 @@ def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounde
     for key, value in call.args.items():
         if key in defaults and values_equal(defaults[key], value):
             continue
+        if key in (handle_keys or set()):
+            continue  # the name it stores a result under: the agent's to choose
         if is_path_parameter(key) and isinstance(value, str):
             include[key] = normalise_path(value)
         elif isinstance(value, int | float) and not isinstance(value, bool) and grounded(value):
@@ -251,12 +295,12 @@ def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounde
         elif isinstance(value, str) and value.strip() and not any(ch.isspace() for ch in value.strip()) \
                 and grounded(value):
             match[key] = Matcher(equals=value, case="insensitive")
-        elif isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
-            wanted = [v for v in value if grounded(v)]
+        elif isinstance(value, list) and value and (flat := _scalars(value)):
+            wanted = list(dict.fromkeys(v for v in flat if grounded(v)))
             if wanted:
                 match[key] = Matcher(contains_all=wanted, case="insensitive")
         elif isinstance(value, str) and value.strip():
-            salient: list[Any] = [v.value for v in values_in(value) if grounded(v.value)]
+            salient: list[Any] = [x for v in values_in(value) if grounded(v.value) for x in _codes_of(v)]
             if salient:
                 match[key] = Matcher(contains_all=salient[:12], case="insensitive")
     texts: dict[str, set[str]] = {k: {str(x) for x in m.contains_all or []} for k, m in match.items()
@@ -396,15 +440,17 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
     _computations_are_reads([c for c in calls if c.position not in state.covered], answer, goal, year)
     read_results[:] = [c.result for c in calls if not c.write]
     effects: dict[int, str] = {}
+    named_only = handles(calls, goal)
     for call in calls:
         if call.write and call.position not in state.covered:
             cid = f"effect_{len(effects) + 1}"
-            checkpoints.append(effect_checkpoint(call, cid, trace.tools, grounding(call.position)[1]))
+            checkpoints.append(effect_checkpoint(call, cid, trace.tools, grounding(call.position)[1],
+                                                 named_only.get(call.position)))
             effects[call.position] = cid
     asks = asks_information(draft.prompt or goal) or asks_information(goal) or not checkpoints
     if asks:
         check = answer_checkpoint(answer, goal, draft.prompt or "", read_results, year, fallback=not checkpoints,
-                                  today=today)
+                                  today=today, now=draft.now, written=_written_texts(writes))
         if check is None and not checkpoints:
             raise Rejected("distill", "the goal asks for information but the answer states no value a tool result"
                                       " supports")

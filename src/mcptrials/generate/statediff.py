@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from mcptrials.generate.values import Value, argument_leaves, day_options, parse_json, quoted, values_in
+from mcptrials.generate.values import (
+    Value,
+    argument_leaves,
+    day_options,
+    parse_json,
+    quoted,
+    scale_word,
+    values_in,
+)
 from mcptrials.model import Fact, Matcher, StateCheckpoint
 from mcptrials.scoring.answers import normalise_text
 from mcptrials.scoring.matchers import is_path_parameter, normalise_path, values_equal
@@ -59,6 +67,21 @@ _REFERENCE = re.compile(r"(^|_)(in_reply_to|reply_to|thread|parent|ref|reference
 
 def _is_text(value: Any) -> bool:
     return isinstance(value, str) and any(ch.isspace() for ch in value.strip())
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z]+)+")
+
+
+def _chosen_equal(value: Any) -> Matcher:
+    """The matcher for a short value the agent wrote: a word identifier (works_on, follow-up) in any of its
+    spellings (works on, Works-On), since a relation type or tag the agent named is a choice of words, not
+    of separators; any other value as it is."""
+    if isinstance(value, bool):
+        return Matcher(equals=value)
+    if isinstance(value, str) and _IDENTIFIER.fullmatch(value.strip()):
+        words = re.split(r"[_-]", value.strip())
+        return Matcher(regex=r"^\s*" + r"[\s_-]*".join(re.escape(w) for w in words) + r"\s*$", case="insensitive")
+    return Matcher(equals=value, case="insensitive")
 
 
 def _id_argument(name: str) -> bool:
@@ -159,6 +182,8 @@ def _salient(text: str, grounded: Grounded, asked: str, year: int | None, titles
     for value in values_in(text, year=year):
         if value.kind == "weekday":
             continue  # "Monday" beside the date it names adds nothing a date check does not
+        if scale_word(value, text):
+            continue  # "units per thousand spent": a scale, not a figure the message must carry
         if value.kind == "name" and not names and _at_the_edges(text, value):
             continue  # "Hi Ravi," / "... Alex": a greeting or a signature, not content
         if grounded(value) and value.value not in out:
@@ -267,8 +292,7 @@ class _Builder:
                     self.grounded_raw(value) and any(values_equal(value, leaf, insensitive=True) for leaf in leaves):
                 match[key] = Matcher(equals=value, case="insensitive")  # a name the call gave ("Dana Whitfield")
             elif (isinstance(value, bool) or _short(value)) and (changed or self.grounded_raw(value)):
-                match[key] = Matcher(equals=value, case="insensitive") if not isinstance(value, bool) \
-                    else Matcher(equals=value)
+                match[key] = _chosen_equal(value)
             elif _is_text(value):
                 salient = [v for v in _salient(value, self.grounded, self.asked, self.year, names=False)
                            if v not in self.quotes_used and not self._echoes_request(v)]

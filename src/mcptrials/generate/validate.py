@@ -120,11 +120,21 @@ def _decoy(value: Any, kind: str, pool: list[Value], avoid: set[str]) -> Any:
     return None
 
 
+def _parts_of_one(item: Any) -> bool:
+    """Whether a required item lists distinct parts of one thing (the phrases of a title), any of which names it:
+    swapping one part out leaves the others, so it makes no wrong answer."""
+    if not isinstance(item, list) or not isinstance(item[0], str) or " " not in item[0].strip():
+        return False
+    return any(isinstance(x, str) and re.search(r"[^\W\d_]", x) and x.casefold() not in item[0].casefold()
+               for x in item[1:])  # (a phone number's other spellings are forms of it, not parts)
+
+
 def _answer_values(task: Task) -> list[Any]:
     out: list[Any] = []
     for cp in task.spec.checkpoints:
         if isinstance(cp, ValueCheckpoint) and cp.source == "final_message":
-            out += [x for item in cp.contains for x in (item if isinstance(item, list) else [item])]
+            out += [x for item in cp.contains if not _parts_of_one(item)
+                    for x in (item if isinstance(item, list) else [item])]
             out += [v for f in cp.facts for v in f.values]
     return out
 

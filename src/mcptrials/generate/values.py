@@ -31,7 +31,8 @@ _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:m
                    r"yaml|yml|toml|html|xml|pdf|log|ini|cfg|db|sqlite|png|jpg|ics|eml)(?![\w.])")
 _URL = re.compile(r"\bhttps?://[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]")
 _NAME = re.compile(r"(?<![\w'])[A-Z][a-zA-Z&-]+(?:'[a-z]+)?(?:[ \t]+[A-Z][a-zA-Z&-]+(?:'[a-z]+)?)*")
-_QUOTED = re.compile(r"[\"“‘']([^\"”’'\n]{3,80})[\"”’']")
+_QUOTED = re.compile(r"(?:[\"“]|(?<!\w)[‘'])([^\"”’'\n]{3,80})(?:[\"”]|[’'](?!\w))")
+"""A phrase in double or single quotes; an apostrophe inside a word (the mirror's, don't) opens and closes none."""
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[-*•]\s+)$")
 _OPENER = re.compile(r"[\"“‘(>]\s*$")  # a quote, a bracket or a tag opens a phrase that may be a sentence
 _STOP_NAMES = {"i", "the", "a", "an", "it", "this", "that", "these", "there", "here", "yes", "no", "done", "ok",
@@ -126,6 +127,14 @@ def _most_specific(found: list[Value]) -> list[Value]:
     return sorted(kept, key=lambda v: v.start)
 
 
+def scale_word(value: Value, text: str) -> bool:
+    """Whether a number is only a magnitude word of ``text`` ("per thousand", "USD millions"): a manner of
+    speaking, not a figure a result gave."""
+    if value.kind != "number" or value.value not in {100, 1000, 10**6, 10**9, 10**12}:
+        return False
+    return f"{int(value.value):,}" not in text and str(int(value.value)) not in text
+
+
 def quoted_spans(text: str) -> list[Value]:
     """The phrases a text puts in quotes, as name values with where they are (a title, a subject line)."""
     norm = normalise_text(text, fold=False)
@@ -174,10 +183,14 @@ def precise_number(value: Value, texts: Iterable[str]) -> Scalar:
     written = normalise_text(value.text)
     if isinstance(value.value, int | float) and value.value < 0 and not written.lstrip().startswith("-"):
         written = "-" + written.lstrip()  # the sign is read before the digits the mention spans
-    for text in texts:
-        for n in number_mentions(normalise_text(text)):
-            if n.decimals > _decimals(written) and find_in_normalised(written, n.value):
-                return int(n.value) if float(n.value).is_integer() else n.value
+    texts = list(texts)
+    mentions = [n for text in texts for n in number_mentions(normalise_text(text))]
+    if _decimals(written) and any(isinstance(leaf, int | float) and not isinstance(leaf, bool) and leaf == value.value
+                                  for doc in (parse_json(t) for t in texts) for _path, leaf in leaves(doc)):
+        return value.value  # a result field holds it as written (1.9), whatever else rounds to it (1.95)
+    for n in mentions:
+        if n.decimals > _decimals(written) and find_in_normalised(written, n.value):
+            return int(n.value) if float(n.value).is_integer() else n.value
     return value.value
 
 

@@ -59,8 +59,9 @@ def values_equal(actual: Any, expected: Any, insensitive: bool = False) -> bool:
 
 
 def _contains(actual: Any, needle: Any, insensitive: bool) -> bool:
-    if isinstance(actual, list):
-        return any(values_equal(item, needle, insensitive) for item in actual)
+    if isinstance(actual, list):  # a list holds its items, and a matrix (a list of rows) also its entries
+        return any(values_equal(item, needle, insensitive) for item in actual) or any(
+            values_equal(x, needle, insensitive) for item in actual if isinstance(item, list) for x in item)
     if actual is None or isinstance(actual, dict):
         return False
     text = actual if isinstance(actual, str) else str(actual)
