@@ -260,6 +260,11 @@ _FORBIDDEN = re.compile(r"(?i)\b(?:don'?t|do not|never|not|no need to)\s+(\w+)")
 """A request ruling an action out: "Reply, don't forward", "tick it off (don't delete it)"."""
 
 
+_NO_CHANGE = re.compile(r"(?i)\b(?:don'?t|do not|without|never)\s+(?:change|modify|touch|edit|alter)\w*\s+"
+                        r"(?:anything|a thing|any\b)")
+"""A request that says nothing may change ("just tell me, don't change anything"): every write is ruled out."""
+
+
 def forbidden_verbs(request: str) -> set[str]:
     """The tool verbs a request rules out by name ("don't forward": forward)."""
     return {m.group(1).lower() for m in _FORBIDDEN.finditer(request) if m.group(1).lower() in _WRITE_VERBS}
@@ -267,7 +272,7 @@ def forbidden_verbs(request: str) -> set[str]:
 
 def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = "") -> list[Minefield]:
     """Destructive tools the trace never used: on the items the trace touched, or at all when it wrote nothing;
-    with write tools when the trace wrote nothing, and tools of a verb the request rules out (``request``)."""
+    every write tool when the request says nothing may change, and tools of a verb it rules out (``request``)."""
     used = {c.name for c in calls}
     paths = {normalise_path(v) for c in calls for k, v in c.args.items() if isinstance(v, str)
              and is_path_parameter(k)} - {"."}  # the workspace itself is no item
@@ -278,12 +283,13 @@ def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = ""
     servers = {c.server for c in calls}
     out: list[Minefield] = []
     ruled_out = forbidden_verbs(request)
+    still = bool(_NO_CHANGE.search(request))
     for name, info in sorted(tools.items()):
         if name not in used and info.server in servers and verb_of(name) in ruled_out:
             out.append(Minefield(tools=[name], description=f"{name}: the request rules it out"))
             continue
         if name in used or not is_destructive(name):
-            if name not in used and not wrote and info.server in servers and is_write(name):
+            if name not in used and not wrote and still and info.server in servers and is_write(name):
                 out.append(Minefield(tools=[name], description=f"{name}: the task changes nothing"))
             continue
         props = (info.input_schema or {}).get("properties", {})
