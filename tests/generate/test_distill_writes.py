@@ -115,7 +115,8 @@ async def test_a_read_only_request_forbids_every_write() -> None:
             ["destructive_shortcut"]),
     ])
     assert results["all-then-filter"].accepted is True and results["ticks-one-off"].accepted is False
-    free = await _distilled(draft.model_copy(update={"prompt": "What's due this week?"}), [[look]], answer)
+    free = await _distilled(_draft("ro-2", draft.goal, "What's due this week?", ["mdtasks"], like="task-004"),
+                            [[look]], answer)
     assert not any("mdtasks__complete_task" in m.tools for m in free.spec.minefields)  # a read is no vow
 
 

@@ -416,11 +416,14 @@ class _Builder:
     def _request_words(self, text: str, position: int | None) -> list[str]:
         """The words of the user's request a message carries that no result read before it gave ("approved",
         "next month"): what the user asked to be said, so a message that says otherwise fails. Stems, so
-        "approval" counts for "approved"; names and the words of asking ("email", "tell") are not required."""
+        "approval" counts for "approved"; names and the words of asking ("email", "tell") are not required, nor
+        the words of a clause that gives a value (a day, a figure): the value is checked instead."""
         if self.reads is None or position is None:
             return []
         read = normalise_text(" ".join(self.reads(position)))
-        said = re.sub(r"\S+[@/]\S+", " ", " ".join(m.group(2) for m in _SAYING.finditer(self.asked)))
+        clauses = [re.sub(r"\S+[@/]\S+", " ", m.group(2)) for m in _SAYING.finditer(self.asked)]
+        said = " ".join(c for c in clauses if not any(  # "moves to Thursday": the day is what it says, checked
+            v.kind in {"date", "time", "number", "weekday"} for v in values_in(c, year=self.year, small=True)))
         asked = {w for w in re.findall(r"[A-Za-z][a-z'-]{3,}", said) if w.islower()}  # a capital names someone
         asked -= _CALENDAR_WORDS
         out: list[str] = []
