@@ -278,7 +278,7 @@ def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = ""
              and is_path_parameter(k)} - {"."}  # the workspace itself is no item
     ids = {str(v) for c in calls for k, v in c.args.items() if isinstance(v, str | int) and not isinstance(v, bool)
            and (k.lower() == "id" or k.lower().endswith(("_id", "id", "_key")) or k.lower() in {"name", "key"})}
-    ids |= {v for c in calls for v in _named_items(c.args)}
+    names = {v for c in calls for v in _named_items(c.args)}  # items called by name: for a list of names only
     wrote = any(c.write for c in calls)
     servers = {c.server for c in calls}
     out: list[Minefield] = []
@@ -300,8 +300,8 @@ def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = ""
             elif (key.lower() == "id" or key.lower().endswith(("_id", "id", "_key")) or key.lower() in {
                     "name", "key"}) and ids:
                 must[key] = Matcher(one_of=sorted(ids), case="insensitive")
-            elif _NAMES.search(key) and isinstance(prop, dict) and prop.get("type") == "array" and ids:
-                must[f"{key}[*]"] = Matcher(one_of=sorted(ids), case="insensitive")  # entityNames: any one named
+            elif _NAMES.search(key) and isinstance(prop, dict) and prop.get("type") == "array" and names:
+                must[f"{key}[*]"] = Matcher(one_of=sorted(names), case="insensitive")  # entityNames: any one named
         if must:
             for key, matcher in must.items():  # any one named item destroyed is a hit
                 out.append(Minefield(tools=[name], must_match={key: matcher},
