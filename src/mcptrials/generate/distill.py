@@ -314,26 +314,70 @@ def effect_checkpoint(call: _Call, cid: str, tools: dict[str, ToolInfo], grounde
                                 description=f"{call.name} with the arguments that name what it changes")
 
 
-def minefields(calls: list[_Call], tools: dict[str, ToolInfo]) -> list[Minefield]:
-    """Destructive tools the trace never used: on the items the trace touched, or at all when it wrote nothing."""
+_NAMES = re.compile(r"(^|_)names?$|[a-z]Names?$")
+
+
+def _named_items(args: Any) -> list[str]:
+    """The names a call's arguments give items by, at any depth (``entityName``, ``names: [...]``)."""
+    out: list[str] = []
+    if isinstance(args, dict):
+        for key, value in args.items():
+            if isinstance(key, str) and _NAMES.search(key):
+                out += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str) and v]
+            elif isinstance(value, dict | list):
+                out += _named_items(value)
+    elif isinstance(args, list):
+        for item in args:
+            out += _named_items(item)
+    return out
+
+
+_FORBIDDEN = re.compile(r"(?i)\b(?:don'?t|do not|never|not|no need to)\s+(\w+)")
+"""A request ruling an action out: "Reply, don't forward", "tick it off (don't delete it)"."""
+
+
+_NO_CHANGE = re.compile(r"(?i)\b(?:don'?t|do not|without|never)\s+(?:change|modify|touch|edit|alter)\w*\s+"
+                        r"(?:anything|a thing|any\b)")
+"""A request that says nothing may change ("just tell me, don't change anything"): every write is ruled out."""
+
+
+def forbidden_verbs(request: str) -> set[str]:
+    """The tool verbs a request rules out by name ("don't forward": forward)."""
+    return {m.group(1).lower() for m in _FORBIDDEN.finditer(request) if m.group(1).lower() in _WRITE_VERBS}
+
+
+def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = "") -> list[Minefield]:
+    """Destructive tools the trace never used: on the items the trace touched, or at all when it wrote nothing;
+    every write tool when the request says nothing may change, and tools of a verb it rules out (``request``)."""
     used = {c.name for c in calls}
     paths = {normalise_path(v) for c in calls for k, v in c.args.items() if isinstance(v, str)
              and is_path_parameter(k)} - {"."}  # the workspace itself is no item
     ids = {str(v) for c in calls for k, v in c.args.items() if isinstance(v, str | int) and not isinstance(v, bool)
            and (k.lower() == "id" or k.lower().endswith(("_id", "id", "_key")) or k.lower() in {"name", "key"})}
+    names = {v for c in calls for v in _named_items(c.args)}  # items called by name: for a list of names only
     wrote = any(c.write for c in calls)
+    servers = {c.server for c in calls}
     out: list[Minefield] = []
+    ruled_out = forbidden_verbs(request)
+    still = bool(_NO_CHANGE.search(request))
     for name, info in sorted(tools.items()):
+        if name not in used and info.server in servers and verb_of(name) in ruled_out:
+            out.append(Minefield(tools=[name], description=f"{name}: the request rules it out"))
+            continue
         if name in used or not is_destructive(name):
+            if name not in used and not wrote and still and info.server in servers and is_write(name):
+                out.append(Minefield(tools=[name], description=f"{name}: the task changes nothing"))
             continue
         props = (info.input_schema or {}).get("properties", {})
         must: dict[str, Matcher] = {}
-        for key in props:
+        for key, prop in props.items():
             if is_path_parameter(key) and paths:
                 must[key] = Matcher(one_of=sorted(paths))
             elif (key.lower() == "id" or key.lower().endswith(("_id", "id", "_key")) or key.lower() in {
                     "name", "key"}) and ids:
                 must[key] = Matcher(one_of=sorted(ids), case="insensitive")
+            elif _NAMES.search(key) and isinstance(prop, dict) and prop.get("type") == "array" and names:
+                must[f"{key}[*]"] = Matcher(one_of=sorted(names), case="insensitive")  # entityNames: any one named
         if must:
             for key, matcher in must.items():  # any one named item destroyed is a hit
                 out.append(Minefield(tools=[name], must_match={key: matcher},
@@ -435,7 +479,8 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         return grounded_value, grounded_raw
 
     writes = [WriteCall(c.position, c.name, c.args, c.result) for c in calls if c.write]
-    state = distil_state(trace.before, trace.after, writes, grounding, goal, year, asked=asked, today=today)
+    state = distil_state(trace.before, trace.after, writes, grounding, goal, year, asked=asked, today=today,
+                         reads=lambda position: [c.result for c in calls if not c.write and c.position < position])
     checkpoints: list[Any] = list(state.checkpoints)
     _computations_are_reads([c for c in calls if c.position not in state.covered], answer, goal, year)
     read_results[:] = [c.result for c in calls if not c.write]
@@ -464,7 +509,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
     deps = dependencies(calls, goal)
     order = [(effects[i], effects[j]) for j in effects for i in sorted(deps.get(j, set())) if i in effects]
     reference = _needed(calls, deps, _checked_values(checkpoints))
-    spec = TaskSpec(checkpoints=checkpoints, minefields=minefields(calls, trace.tools),
+    spec = TaskSpec(checkpoints=checkpoints, minefields=minefields(calls, trace.tools, asked),
                     partial_order=order, complexity=complexity(reference, deps))
     return Task(
         id=draft.id, prompt=draft.prompt or draft.goal, concrete_prompt=draft.goal,

@@ -10,6 +10,7 @@ results in ``match``; free text is checked for its grounded values, never for it
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ GroundedRaw = Callable[[Any], bool]
 Grounding = Callable[[int | None], tuple[Grounded, GroundedRaw]]
 """Given a write's position (None: the whole trace), whether a value (read out of text; raw) is backed by
 the goal or by a result the trace had read by then: what a write says must come from somewhere before it."""
+
+
+Reads = Callable[[int], list[str]]
+"""The results a trace had read before a write's position."""
 
 
 @dataclass
@@ -138,6 +143,22 @@ def _proper_name(value: str) -> bool:
     return 2 <= len(words) <= 6 and len(value) <= 80 and all(w[:1].isupper() or w[:1].isdigit() for w in words)
 
 
+_ISO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}")
+
+
+def _timed_with(key: str, record: dict[str, Any], leaves: list[Any]) -> bool:
+    """Whether a field of a created record is a date-time on the day of another date-time the call gave
+    (an event's end beside its start): the call's other arguments (a duration) fixed it, so it is checked."""
+    mine = _ISO_TIME.match(str(record.get(key))) if isinstance(record.get(key), str) else None
+    if mine is None:
+        return False
+    for other, value in record.items():
+        theirs = _ISO_TIME.match(value) if other != key and isinstance(value, str) else None
+        if theirs and theirs.group(1) == mine.group(1) and _carries({other: value}, leaves):
+            return True
+    return False
+
+
 def _made_of(record: dict[str, Any], leaves: list[Any]) -> bool:
     """Whether every field of a record (two at least; each item of a list) is a value of the call: what it created."""
     fields = [item for v in record.values() for item in (v if isinstance(v, list) else [v])]
@@ -220,6 +241,78 @@ def _line_facts(before: str, after: str, new: list[Any], goal: str, year: int | 
     return facts
 
 
+_TABLE_FILE = re.compile(r"(?i)\.(csv|tsv)$")
+
+
+def _row_count(path: str, before: str | None, after: str) -> list[str]:
+    """For a table file (CSV) a write created, its number of rows after the header: an export with a wrong
+    filter lists rows too many or too few, whatever columns or order it chose."""
+    if before is not None or not _TABLE_FILE.search(path):
+        return []
+    rows = [line for line in after.splitlines() if line.strip()]
+    if len(rows) < 2:
+        return []
+    line = r"[^\n]*\S[^\n]*"
+    return [rf"\A\s*{line}(?:\n[ \t]*(?:\n[ \t]*)*{line}){{{len(rows) - 1}}}\s*\Z"]
+
+
+def _counterpart(line: str, gone: list[str]) -> str | None:
+    """The old line an edited line replaced: the removed line sharing most of its words (half at least)."""
+    words = set(_WORD.findall(line.lower()))
+    best, score = None, 0.5
+    for old in gone:
+        theirs = set(_WORD.findall(old.lower()))
+        overlap = len(words & theirs) / max(1, len(words | theirs))
+        if overlap >= score:
+            best, score = old, overlap
+    return best
+
+
+def _edited_line_facts(before: str, after: str, grounded: list[Any], goal: str, year: int | None) -> list[Fact]:
+    """In an edit of an existing list (a task file), the date or figure a changed line holds bound to the goal's
+    words for that line's item: the new due date on the NDA task must not land on the invoice task. Words that
+    other lines holding a value of that kind share are no label."""
+    if not before.strip():
+        return []
+    old_lines = set(before.splitlines())
+    lines = after.splitlines()
+    changed = [i for i, line in enumerate(lines) if line not in old_lines and line.strip()]
+    if not changed or len(changed) > KEPT_LINES:
+        return []
+    goal_words = set(_WORD.findall(goal.lower())) - _CALENDAR_WORDS
+    found = [[v for v in values_in(line, year=year) if v.kind in {"date", "time", "number"}] for line in lines]
+    gone = [line for line in before.splitlines() if line not in set(lines)]
+    facts: list[Fact] = []
+    for i in changed:
+        was = _counterpart(lines[i], gone)
+        kept = {v.value for v in values_in(was, year=year)} if was else set()
+        for kind in ("date", "time", "number"):
+            mine = [v for v in found[i] if v.kind == kind]
+            if len(mine) != 1 or mine[0].value not in grounded or mine[0].value in kept:
+                continue  # a value the line held before the edit (a ticked task's due date) is not what it changed
+            others = set().union(*(set(_WORD.findall(line.lower())) for j, line in enumerate(lines)
+                                   if j != i and any(v.kind == kind for v in found[j])))
+            own = sorted(set(_WORD.findall(lines[i].lower())) & goal_words - others)
+            if own:
+                facts.append(Fact(label=own[:4], value=mine[0].value))
+    return facts
+
+
+_SAYING = re.compile(r"(?i)\b(tell|ask|say|saying|explain|explaining|confirm|inform|remind|let \w+ know)\b"
+                     r"((?:[^.!?;\n]|[.!?](?=\S))*)")
+"""Where a request says what a message is to say: "tell her the deposit is approved"."""
+
+_ASKING = {"email", "mail", "message", "reply", "send", "tell", "that", "this", "with", "from", "what", "please",
+           "back", "them", "they", "their", "there", "about", "have", "know", "also", "then", "want", "need", "show",
+           "into", "your", "will", "would", "could", "should", "just", "make", "sure", "when", "where", "which",
+           "while", "here", "some", "more", "most", "very", "much", "only", "each", "both", "done", "after",
+           "before", "again", "write", "note", "notes", "let", "like", "ask", "asking", "give", "let's", "we're",
+           "i'm", "don't", "it's", "check", "find", "look", "him", "her", "his", "hers", "our", "ours"}
+"""Words of asking, not of what a message must say."""
+
+_CALENDAR_WORDS = {m.lower() for m in [*calendar.month_name, *calendar.month_abbr, *calendar.day_name] if m}
+"""Words that are part of a date itself ("15 July"), not a label for it."""
+
 _MARKUP = re.compile(r"^[\s>#*+\-|]*(?:\[[ xX]\]\s*)?(?:\d+[.)]\s+)?")
 KEPT_LINES = 3
 
@@ -232,7 +325,8 @@ def _kept_lines(before: str, after: str) -> list[str]:
     kept = []
     for line in before.splitlines():
         text = _MARKUP.sub("", line).strip()
-        if line in survivors and len(text.split()) >= 2 and len(text) >= 8:
+        heading = line.lstrip().startswith("#") and len(text) >= 4  # "## Versions": a section the edit kept
+        if line in survivors and (heading or (len(text.split()) >= 2 and len(text) >= 8)):
             kept.append(text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0])
     if len(kept) <= KEPT_LINES:
         return kept
@@ -241,8 +335,9 @@ def _kept_lines(before: str, after: str) -> list[str]:
 
 class _Builder:
     def __init__(self, writes: list[WriteCall], grounding: Grounding, goal: str, year: int | None,
-                 asked: str, today: date | None = None) -> None:
+                 asked: str, today: date | None = None, reads: Reads | None = None) -> None:
         self.writes = writes
+        self.reads = reads
         self.today = today
         self.grounding = grounding
         self.asked = asked
@@ -266,13 +361,17 @@ class _Builder:
             name, n = f"{base}_{n}", n + 1
         return name
 
-    def _field_matchers(self, record: dict[str, Any], old: dict[str, Any] | None,
-                        leaves: list[Any]) -> tuple[dict[str, Matcher], dict[str, Matcher]]:
+    def _field_matchers(self, record: dict[str, Any], old: dict[str, Any] | None, leaves: list[Any],
+                        position: int | None = None) -> tuple[dict[str, Matcher], dict[str, Matcher]]:
         where: dict[str, Matcher] = {}
         match: dict[str, Matcher] = {}
         for key, value in record.items():
             changed = old is not None and not values_equal(old.get(key), value)
-            derived = _carries({key: value}, leaves) > 0
+            derived = _carries({key: value}, leaves) > 0 or (isinstance(value, list) and any(
+                isinstance(item, dict) and _carries(item, leaves) for item in value))
+            if old is None and not derived and _timed_with(key, record, leaves):
+                match[key] = Matcher(equals=value, case="insensitive")  # an end the start and a duration fix
+                continue
             if not (derived or changed):
                 continue
             if old is not None and not changed:
@@ -288,6 +387,9 @@ class _Builder:
                 if wanted:
                     match[key] = Matcher(contains_all=wanted[:MAX_CONTAINS], case="insensitive") \
                         if len(wanted) > 1 else Matcher(contains=wanted[0], case="insensitive")
+                elif (facts := self._item_facts(value, old.get(key) if old else None, leaves)):
+                    match[key] = Matcher(facts=facts)
+                match.update(self._item_fields(key, value, leaves))
             elif isinstance(value, str) and _proper_name(value) and old is None and \
                     self.grounded_raw(value) and any(values_equal(value, leaf, insensitive=True) for leaf in leaves):
                 match[key] = Matcher(equals=value, case="insensitive")  # a name the call gave ("Dana Whitfield")
@@ -298,11 +400,63 @@ class _Builder:
                            if v not in self.quotes_used and not self._echoes_request(v)]
                 self.quotes_used |= {v for v in salient if isinstance(v, str) and v in quoted(self.asked)}
                 wanted = [self._options(v) for v in salient]
+                if value == max((v for v in record.values() if _is_text(v)), key=len):
+                    wanted += self._request_words(value, position)
                 if wanted:
                     match[key] = Matcher(contains=wanted[0], case="insensitive") \
                         if len(wanted) == 1 and not isinstance(wanted[0], list) \
                         else Matcher(contains_all=wanted, case="insensitive")
         return where, match
+
+    def _item_facts(self, items: list[Any], old_items: Any, leaves: list[Any]) -> list[Fact]:
+        """For texts a write added to a list (a note on an entity), each grounded date or figure bound to the
+        goal's words in that text: "Deadline moved to 15 June", or the note on another entity, fails it."""
+        old_list = old_items if isinstance(old_items, list) else []
+        goal_words = set(_WORD.findall(self.goal.lower()))
+        facts: list[Fact] = []
+        for item in items:
+            if not _is_text(item) or item in old_list or not _carries({"item": item}, leaves):
+                continue
+            words = sorted(set(_WORD.findall(item.lower())) & goal_words - _CALENDAR_WORDS)
+            found = [v for v in values_in(item, year=self.year) if v.kind in {"date", "time", "number"}
+                     and self.grounded(v)]  # a note keeps the figure the request gave, unlike a message
+            if words and found:
+                facts += [Fact(label=words[:4], value=v.value) for v in found]
+        return facts[:MAX_CONTAINS]
+
+    def _item_fields(self, key: str, items: list[Any], leaves: list[Any]) -> dict[str, Matcher]:
+        """For a list of objects a write set (attachments), each field whose values the call named and the
+        goal or a result grounds (an attachment's path): the object must be there, not only its mention."""
+        out: dict[str, Matcher] = {}
+        subs = dict.fromkeys(k for item in items if isinstance(item, dict) for k in item)
+        for sub in subs:
+            wanted = [item[sub] for item in items if isinstance(item, dict) and _short(item.get(sub))
+                      and self.grounded_raw(item[sub]) and any(values_equal(item[sub], leaf, insensitive=True)
+                                                               for leaf in leaves)]
+            if wanted and str(sub).isidentifier():
+                out[f"{key}[*].{sub}"] = Matcher(one_of=wanted, case="insensitive")
+        return out
+
+    def _request_words(self, text: str, position: int | None) -> list[str]:
+        """The words of the user's request a message carries that no result read before it gave ("approved",
+        "next month"): what the user asked to be said, so a message that says otherwise fails. Stems, so
+        "approval" counts for "approved"; names and the words of asking ("email", "tell") are not required, nor
+        the words of a clause that gives a value (a day, a figure): the value is checked instead."""
+        if self.reads is None or position is None:
+            return []
+        read = normalise_text(" ".join(self.reads(position)))
+        clauses = [re.sub(r"\S+[@/]\S+", " ", m.group(2)) for m in _SAYING.finditer(self.asked)]
+        said = " ".join(c for c in clauses if not any(  # "moves to Thursday": the day is what it says, checked
+            v.kind in {"date", "time", "number", "weekday"} for v in values_in(c, year=self.year, small=True)))
+        asked = {w for w in re.findall(r"[A-Za-z][a-z'-]{3,}", said) if w.islower()}  # a capital names someone
+        asked -= _CALENDAR_WORDS
+        out: list[str] = []
+        for word in dict.fromkeys(_WORD.findall(text.lower())):
+            stem = word if len(word) <= 5 else word[:max(5, len(word) - 3)]
+            if word in asked and word not in _ASKING and len(word) >= 4 and not re.search(
+                    r"(?<![\w])" + re.escape(stem), read):
+                out.append(stem)
+        return out[:4]
 
     def _options(self, value: Any) -> Any:
         """A value as a written text may state it: a date near today also by its weekday ("by Friday")."""
@@ -341,7 +495,7 @@ class _Builder:
             made = [(0, r, None) for r in after if r is not (best[1] if best else None) and _made_of(r, leaves)
                     and (before is None or (key_of(r) not in old_by_key and r not in before))]
             for _score, record, old in ([best] if best is not None else []) + made[:8]:
-                where, match = self._field_matchers(record, old, leaves)
+                where, match = self._field_matchers(record, old, leaves, write.position)
                 # created: new since before, or (state first written by this call) with an id the call did not name
                 created = old is None if before is not None else not any(
                     _id_argument(k) and any(values_equal(v, leaf, insensitive=True) for leaf in leaves)
@@ -415,9 +569,12 @@ class _Builder:
         cp = StateCheckpoint(id=self._id(path), path=path, format="text" if fmt == "text" else fmt,  # type: ignore[arg-type]
                              contains=new + [k for k in kept if k not in new],
                              absent=gone[:MAX_CONTAINS] if before else [],
-                             facts=_line_facts(before or "", after, new, self.goal, self.year),
+                             facts=_line_facts(before or "", after, new, self.goal, self.year) or _edited_line_facts(
+                                 before or "", after, _salient(after, self.grounded, self.asked, self.year),
+                                 self.goal, self.year),
+                             regex=_row_count(path, before, after),
                              description=f"written by {(names or content_writes)[0].name}")
-        if before is not None and not new and not cp.absent:
+        if before is not None and not new and not cp.absent and not cp.facts:
             return  # an edit whose change holds no checkable value
         self.out.append(cp)
         self.covered.update(w.position for w in names + content_writes)
@@ -448,15 +605,16 @@ class _Builder:
 
 def distil_state(before: dict[str, Any], after: dict[str, Any], writes: list[WriteCall], grounding: Grounding,
                  goal: str, year: int | None, asked: str | None = None,
-                 today: date | None = None) -> StateDistillation:
+                 today: date | None = None, reads: Reads | None = None) -> StateDistillation:
     """State checkpoints for every change of the sandbox that a write of the trace explains.
 
     ``grounding`` says whether a value a write put there is backed by the goal or by a result read
     before that write (read out of written text, or a raw field value: an address, a start time, an id).
     A string is required word for word only where ``asked`` (the request the agent reads; default the
-    goal) quotes it: the wording a concrete goal chose for the explorer is not the user's.
+    goal) quotes it: the wording a concrete goal chose for the explorer is not the user's. ``reads`` gives
+    the results read before a write: a message must carry the request's own words that no result gave.
     """
-    builder = _Builder(writes, grounding, goal, year, asked if asked is not None else goal, today)
+    builder = _Builder(writes, grounding, goal, year, asked if asked is not None else goal, today, reads)
     if not writes:
         return StateDistillation([], set())
     files_before, files_after = before.get("files", {}), after.get("files", {})
