@@ -80,3 +80,13 @@ def test_servers_option_names_the_bundled_default() -> None:
     run = _root().commands["run"]
     servers = next(p for p in _options(run) if "--servers" in p.opts)
     assert "bundled" in (servers.help or "")
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mcptrials", "bench", "retrieval", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "--retriever" in done.stdout
