@@ -44,7 +44,49 @@ TASKS: dict[str, dict[str, Any]] = {
                       {"id": "booked", "kind": "state", "path": "calendar/events.json",
                        "json_path": "$.events[*]", "match": {"title": {"contains": "handover", "case": "insensitive"}},
                        "count": 2}]}},
+    "first-step": {"prompt": "Look up our onboarding checklist on the web handbook - what's the very first thing a "
+                             "new hire does?", "servers": ["web"], "spec": {"checkpoints": [
+                       {"id": "answer", "kind": "value_produced", "source": "final_message", "contains": ["laptop"]}]}},
+    "olivia": {"prompt": "Search my mailbox for 'quarterly review' and open Olivia's message - what does she want?",
+               "servers": ["mail"], "spec": {"checkpoints": [
+                   {"id": "answer", "kind": "value_produced", "source": "final_message",
+                    "contains": ["Atlas", "internal site", "summary"]}]}},
+    "rename": {"prompt": "Rename notes/meeting.txt to notes/2026-04-13-meeting.txt and show me the notes folder.",
+               "servers": ["files"], "fixtures": {"files": {"notes/meeting.txt": "Attendees: Maya, Sam\n"}},
+               "spec": {"checkpoints": [
+                   {"id": "answer", "kind": "value_produced", "source": "final_message",
+                    "contains": ["2026-04-13-meeting.txt"]}]}},
+    "due": {"prompt": "Which of my tasks are due this week? Just tell me.", "servers": ["mdtasks"],
+            "fixtures": {"files": {"tasks.md": "# My tasks\n\n- [ ] Pay Ledgerly invoice INV-2291 (due: 2026-04-13) "
+                                               "(priority: high) <!-- id:1 -->\n- [ ] Review NDA draft for Helio "
+                                               "Analytics (due: 2026-04-17) <!-- id:2 -->\n"}},
+            "spec": {"checkpoints": [
+                {"id": "answer", "kind": "value_produced", "source": "final_message",
+                 "contains": ["Ledgerly", "NDA"]}]}},
+    "berlin": {"prompt": "For a log entry I need the current Unix timestamp plus the local time in Berlin.",
+               "servers": ["clock"], "spec": {"checkpoints": [
+                   {"id": "answer", "kind": "value_produced", "source": "final_message",
+                    "facts": [{"label": ["unix", "timestamp"], "value": 1776042000},
+                              {"label": ["Berlin"], "value": "03:00"}]}]}},
+    "drive": {"prompt": "How long is the drive from San Francisco to Yosemite?", "servers": ["maps"],
+              "spec": {"checkpoints": [
+                  {"id": "answer", "kind": "value_produced", "source": "final_message",
+                   "facts": [{"label": ["drive", "driving", "by car"], "value": 215, "unit": "min"}]}]}},
+    "note": {"prompt": "Write the first onboarding step into notes/first-step.txt.", "servers": ["files"],
+             "spec": {"checkpoints": [{"id": "written", "kind": "state", "path": "notes/first-step.txt",
+                                       "contains": ["laptop"]}]}},
 }
+ONBOARDING = [[{"tool": "web__search", "args": {"query": "onboarding checklist"}}],
+              [{"tool": "web__fetch_page", "args": {"url": "https://handbook.northwind.example/people/onboarding"}}]]
+OLIVIA = [[{"tool": "mail__search", "args": {"query": "quarterly review"}}],
+          [{"tool": "mail__read_message", "args": {"message_id": "m015"}}]]
+RENAME = [[{"tool": "files__move_file", "args": {"source": "notes/meeting.txt",
+                                                 "destination": "notes/2026-04-13-meeting.txt"}}],
+          [{"tool": "files__list_directory", "args": {"path": "notes"}}]]
+DUE = [[{"tool": "mdtasks__list_tasks", "args": {}}]]
+BERLIN = [[{"tool": "clock__now", "args": {"timezone": "Europe/Berlin"}}]]
+DRIVE = [[{"tool": "maps__distance_matrix", "args": {"origins": ["San Francisco"],
+                                                     "destinations": ["Yosemite National Park"], "mode": "driving"}}]]
 
 
 def _task(task_id: str) -> Task:
@@ -95,6 +137,69 @@ CASES = [
     _alt("handover", "booked-twice", "reject", "Booked the handover for Monday 20 April at 10:00.",
          [[{"tool": "calendar__create_event", "args": HANDOVER}],
           [{"tool": "calendar__create_event", "args": HANDOVER}]]),
+    # a text value offered beside an alternative rejected; "either" about something else, a list of required
+    # values in an "either ... or" accepted
+    _alt("first-step", "either-this-or-that", "reject",
+         "The very first step is either collecting your laptop from IT or setting up two-factor authentication.",
+         ONBOARDING),
+    _alt("first-step", "or-maybe", "reject",
+         "Step 1: collect your laptop from IT, or maybe read the security policy first.", ONBOARDING),
+    _alt("first-step", "either-of-when", "accept",
+         "Step 1 of the checklist: collect the laptop from IT - either on day one or as soon as IT opens.",
+         ONBOARDING),
+    _alt("first-step", "or-about-the-same-step", "accept",
+         "Step 1: collect your laptop from IT, or ask your manager to pick it up for you.", ONBOARDING),
+    # a text value withdrawn by a correction rejected (a variant of it; a denial of its statement; the same
+    # frame given another content); a correction about something else accepted
+    _alt("first-step", "corrected-step", "reject",
+         "Step 1: collect your laptop from IT. Correction: step 1 is setting up two-factor authentication.",
+         ONBOARDING),
+    _alt("first-step", "correction-elsewhere", "accept",
+         "Step 1: collect your laptop from IT on day one. Correction: I first opened the wrong page.", ONBOARDING),
+    _alt("rename", "corrected-name", "reject",
+         "Renamed notes/meeting.txt to notes/2026-04-13-meeting.txt. Sorry, I mean notes/2026-13-04-meeting.txt.",
+         RENAME),
+    _alt("rename", "correction-about-old-name", "accept",
+         "Renamed notes/meeting.txt to notes/2026-04-13-meeting.txt. Correction to my first note: "
+         "notes/meeting.txt no longer exists.", RENAME),
+    _alt("olivia", "request-withdrawn", "reject",
+         "Olivia wants a one-page summary of Project Atlas status published on the internal site. Actually, "
+         "she doesn't want it published at all: she wants it sent to her by email.", OLIVIA),
+    _alt("olivia", "correction-adds", "accept",
+         "Olivia wants a one-page summary of Project Atlas status published on the internal site. Actually, "
+         "she doesn't give any deadline beyond the review itself.", OLIVIA),
+    # a required item left out by "only" and denied rejected; "only" about another property, a denial that
+    # keeps the item in accepted
+    _alt("due", "only-one-not-the-other", "reject",
+         "Ledgerly invoice INV-2291 is due today and the NDA review on the 17th. So only the Ledgerly invoice "
+         "falls in this week, not the NDA review.", DUE),
+    _alt("due", "only-about-priority", "accept",
+         "Due this week: the Ledgerly invoice (today) and the NDA review (17 April). Only the Ledgerly invoice "
+         "is high priority; the NDA review has none set.", DUE),
+    _alt("due", "not-until-friday", "accept",
+         "Both are due this week: the Ledgerly invoice today, and the NDA review isn't due until 17 April.", DUE),
+    # a clock time hedged by a clause "- or W if ..." rejected; the same time in another zone accepted
+    _alt("berlin", "or-if-standard-time", "reject",
+         "Unix timestamp: 1776042000. Berlin local time: 03:00 on Monday, 13 April 2026 (UTC+2, CEST) - or "
+         "02:00 if Berlin is still on standard time.", BERLIN),
+    _alt("berlin", "restated-in-utc", "accept",
+         "Unix timestamp: 1776042000. Berlin local time: 03:00 on Monday, 13 April 2026 (CEST), or 01:00 UTC.",
+         BERLIN),
+    # the same rules read what a write leaves in a file: a hedged note rejected, a plain one accepted
+    _alt("note", "hedged-note", "reject", "Saved the first step to notes/first-step.txt.",
+         [[{"tool": "files__write_file", "args": {"path": "notes/first-step.txt",
+                                                  "content": "Step 1: either collect the laptop from IT or set up "
+                                                             "two-factor authentication.\n"}}]]),
+    _alt("note", "plain-note", "accept", "Saved the first step to notes/first-step.txt.",
+         [[{"tool": "files__write_file", "args": {"path": "notes/first-step.txt",
+                                                  "content": "Step 1: collect the laptop from IT on day one.\n"}}]]),
+    # a quantity restated as another amount rejected; a right conversion, another quantity accepted
+    _alt("drive", "misconverted", "reject",
+         "Driving takes 215 minutes. Let me convert that: that's 2 hours 15 minutes behind the wheel.", DRIVE),
+    _alt("drive", "converted-right", "accept",
+         "Driving takes 215 minutes, that is 3 h 35 min behind the wheel.", DRIVE),
+    _alt("drive", "another-quantity", "accept",
+         "Driving takes 215 minutes, which is 311.3 km of road.", DRIVE),
     _alt("two-slots", "two-different", "accept", "Booked both handovers on Monday 20 April, at 10:00 and 11:00.",
          [[{"tool": "calendar__create_event", "args": HANDOVER}],
           [{"tool": "calendar__create_event", "args": {**HANDOVER, "start": "2026-04-20T11:00"}}]]),

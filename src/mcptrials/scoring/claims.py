@@ -6,7 +6,9 @@ that binding is denied ("L is not V"); whether the value is hedged with another 
 kind ("V, or possibly W"; "V to W" where the fact is no range); and whether the text later
 withdraws it ("... actually, it is W"). A fact holds when some statement binds a right value and
 none is hedged, withdrawn or denied: "is this value somewhere in the text" is not the question,
-"what does the text claim" is.
+"what does the text claim" is. A text value a check requires (a name, a file name, a phrase) is read
+the same way: offered beside an alternative, withdrawn by a correction, or left out by an "only"
+that names another required value, it is not claimed.
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ from mcptrials.scoring.answers import (
     _NORMS,
     Mention,
     NumberMention,
+    _bounded,
     _literal,
     _normalised,
     _reading,
     _scanned,
     absent_violations,
+    clause_end,
+    clause_start,
     date_mentions,
     find_in_normalised,
+    negated,
     normalise_text,
     number_mentions,
     pattern_found,
@@ -38,7 +44,7 @@ from mcptrials.scoring.answers import (
     time_mentions,
 )
 from mcptrials.scoring.memo import EpisodeMemo
-from mcptrials.scoring.units import converted_mentions, quantity_of, unit_after
+from mcptrials.scoring.units import convert, converted_mentions, quantity_of, unit_after
 
 
 @dataclass
@@ -365,9 +371,12 @@ def _hedged(norm: str, value: _Token, others: Sequence[Mention], fact: Fact, kin
             continue
         if re.search(r"[.!;?]\s|\n", gap):
             continue
+        lead_in = norm[max(0, other.start - 16):other.start]
+        if other.start > end and _CLAUSE_OR.search(lead_in) and _CONDITIONAL_AFTER.match(norm, other.end) \
+                and not _units_differ(norm, start, end, other):
+            return other  # "03:00 on Monday (CEST) - or 02:00 if Berlin is on standard time"
         if len(gap) > 40:  # far off in the sentence: a hedge only when marked as one ("..., possibly 18")
-            if other.start > end and _FAR_HEDGE.search(norm[max(0, other.start - 16):other.start]) \
-                    and not _units_differ(norm, start, end, other):
+            if other.start > end and _FAR_HEDGE.search(lead_in) and not _units_differ(norm, start, end, other):
                 return other
             continue
         if _units_differ(norm, value[0], value[1], other):
@@ -544,7 +553,56 @@ def _ambiguity(norm: str, fact: Fact, index: int, values: list[_Token], facts: S
     foreign = [(s, e) for s, e, j in label_spans if j != index]
     mine = [(s, e) for s, e, j in label_spans if j == index]
     return value_ambiguity(norm, fact, [(v[0], v[1]) for v in values], foreign_values, foreign, sentences,
-                           [Mention(v[0], v[1]) for v in values], mine)
+                           [Mention(v[0], v[1]) for v in values], mine) \
+        or _misconverted(norm, fact, values, value_spans[index], sentences)
+
+
+_RESTATEMENT = re.compile(r"\b(?:that's|that is|i\.e\.|which is|which comes to|comes to|works out to|in other words|"
+                          r"convert\w*|equals?|equivalent to)(?!\w)|=")
+_COMPARED = re.compile(r"\W{0,3}(?:\w+\s){0,2}?(?:more|less|longer|shorter|faster|slower|extra|than|per|each|"
+                       r"apart|later|earlier|ago|left|remaining)\b")
+
+
+def _misconverted(norm: str, fact: Fact, values: list[_Token], right: Sequence[Mention],
+                  sentences: list[tuple[int, int]]) -> str:
+    """Why a fact of a quantity is not claimed although stated: the text restates its value as another
+    amount of that quantity ("215 minutes - that's 2 hours 15 minutes", "311 km, i.e. 150 miles"), which
+    is two values for one fact. A restatement that converts right ("215 minutes, that's 3 h 35") and a
+    comparison ("215 minutes, that's 40 minutes longer") are no rival."""
+    quantity = quantity_of(fact.unit)
+    if quantity is None or not _RESTATEMENT.search(norm):
+        return ""
+    mentions: tuple[NumberMention, ...] = _scanned("number", norm, number_mentions)
+    numbers = [float(v) for v in fact.values if isinstance(v, int | float) and not isinstance(v, bool)]
+    for value in values:
+        here = next((k for k, (s, e) in enumerate(sentences) if s <= value[0] < e), None)
+        if here is None:
+            continue
+        limit = min(value[1] + 120, sentences[min(here + 1, len(sentences) - 1)][1])
+        after = sorted((m for m in mentions if value[1] < m.start < limit), key=lambda m: (m.start, -m.end))
+        units = [unit_after(norm, m.end) for m in after if m.start == after[0].start] if after else []
+        if not any(quantity_of(u) == quantity for u in units):
+            continue  # only the very next number can restate it ("215 minutes; with a 30-minute break, 245")
+        other = after[0]  # the widest reading: "4 hours 15 minutes" (in minutes), not "4 hours"
+        written = unit_after(norm, other.end) or "min"
+        amount = convert(other.value, written, str(fact.unit))
+        if amount is None or any(abs(amount - v) <= max(fact.tol or 0.0, 0.05 * abs(v)) for v in numbers) or \
+                any(m.start <= other.start and other.end <= m.end for m in right) or \
+                _COMPARED.match(norm, _unit_end(norm, other)):
+            continue  # "215 minutes, i.e. about 3.5 hours": a rounding, no rival
+        if _RESTATEMENT.search(norm, value[1], other.start):
+            return (f"{fact.labels[0]!r} is given as {norm[value[0]:value[1]]!r}, then restated as "
+                    f"{norm[other.start:_unit_end(norm, other)]!r}")
+    return ""
+
+
+def _unit_end(norm: str, number: Mention) -> int:
+    """Where the unit named after a number ends (the number's end when none is named)."""
+    m = _UNIT_WORD.match(norm, number.end)
+    return m.end() if m else number.end
+
+
+_UNIT_WORD = re.compile(r"\s?[a-z°/²]+")
 
 
 def _key(m: Mention) -> Any:
@@ -554,6 +612,11 @@ def _key(m: Mention) -> Any:
     return tuple(getattr(m, name) for name in ("month", "day", "hour", "minute") if hasattr(m, name))
 
 
+_CLAUSE_OR = re.compile(r"(?:[,;(]|\s-)\s*or\s+(?:else\s+|at\s+|about\s+|around\s+)?[$€£¥]?\s*$")
+"""An alternative that opens its own clause after an aside ("03:00 on Monday (CEST) - or 02:00 if ...")."""
+_CONDITIONAL_AFTER = re.compile(r"\s*(?:[a-z]+\s)?(?:if|when|unless|depending|in case|should)\b|\s*(?:[.;!?)]|$)")
+"""What follows such an alternative when it is one: a condition, or the end of the statement (not "01:00 UTC",
+the same instant in another zone)."""
 _FAR_HEDGE = re.compile(r"(?:possibly|maybe|perhaps|or possibly|or maybe|or perhaps|could be|might be|or even)\s*"
                         r"[$€£¥]?\s*$")
 
@@ -629,6 +692,153 @@ def _contained_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: str) -
     return ""
 
 
+_EITHER = re.compile(r"\beither\b(?!\s+(?:way|of|one of|is fine|works|will do)\b)")
+_OR_WORD = re.compile(r"\bor\b")
+_OR_MAYBE_WORDS = r",?\s*\bor (?:possibly|maybe|perhaps|else|it (?:could|might|may) be)\b"
+_OR_MAYBE = re.compile(_OR_MAYBE_WORDS)  # "V, or maybe W"
+_MAYBE_BEFORE = re.compile(_OR_MAYBE_WORDS + r"[^,;:]*$")  # "W, or possibly V"
+_REPLACING = re.compile(r"\b(?:correction|i mean|i meant|scratch that|or rather|strike that|should be|should read|"
+                        r"i misread|i misspoke|my mistake|that was wrong|that's wrong|ignore that|disregard)\b")
+_FRAME_WORD = re.compile(r"[a-z0-9]+")
+_NAMED_THING = re.compile(r"[./@\\]")  # a path, file name, address or URL is a value, never the frame
+_FRAME_FILLER = frozenset({"the", "a", "an", "your", "my", "our", "their", "is", "are", "was", "were", "to", "of",
+                           "for", "on", "in", "at", "it", "its", "and", "or", "be", "you", "i", "we", "they", "she",
+                           "he", "this", "that", "from", "with", "by", "as", "so", "s", "do", "does", "did", "has",
+                           "have", "had", "will", "would", "can", "then", "there", "here", "now", "just"})
+_COMPOUND = re.compile(r"[a-z0-9][\w./@-]*[a-z0-9]")
+_STEM_WORDS = re.compile(r"[a-z]{5,}")
+_COMMON_STEMS = frozenset({"about", "after", "again", "alrea", "becau", "befor", "being", "could", "doesn", "every",
+                           "first", "other", "their", "there", "these", "thing", "those", "which", "while", "would",
+                           "shoul", "still", "think", "actua", "corre", "sorry", "reall", "looki", "readi"})
+_ONLY = re.compile(r"(?<!\bnot )(?<!\bif )\bonly\b")
+_STATEMENT_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+def _stems(words: str) -> set[str]:
+    """The stems (first five letters) of the longer words of a text, common words left out."""
+    return {w[:5] for w in _STEM_WORDS.findall(words)} - _COMMON_STEMS
+
+
+def _frame(words: str) -> set[str]:
+    """The words that say what a statement is about ("step 1 collect"), little words left out."""
+    return set(_FRAME_WORD.findall(words)) - _FRAME_FILLER
+
+
+def _covers(span: str, needles: Sequence[str]) -> bool:
+    return any(n and n in span for n in needles)
+
+
+def _text_hedged(norm: str, at: Mention, sentence: tuple[int, int], required: Sequence[str]) -> str:
+    """The alternative a text value is offered beside ("either V or W", "V, or maybe W"), or '' when
+    there is none; an alternative that is itself a required value ("either V or U", both asked for)
+    is a list, no hedge."""
+    start, end = sentence
+    either = [m for m in _EITHER.finditer(norm, max(start, at.start - 100), at.start)]
+    if either:
+        first_or = _OR_WORD.search(norm, either[-1].end(), end)
+        if first_or and first_or.start() >= at.end:
+            alternative = norm[first_or.end():clause_end(norm, first_or.end() + 1, end)]
+        elif first_or and 0 <= at.start - first_or.end() <= 40:
+            alternative = norm[either[-1].end():first_or.start()]
+        else:
+            alternative = ""
+        if alternative.strip() and not _covers(alternative, required):
+            return alternative.strip()
+    maybe = _OR_MAYBE.search(norm, at.end, min(end, at.end + 60))
+    if maybe:
+        alternative = norm[maybe.end():clause_end(norm, maybe.end() + 1, end)]
+        if alternative.strip() and not _covers(alternative, required):
+            return alternative.strip()
+    lead = max(start, at.start - 40)
+    maybe = _MAYBE_BEFORE.search(norm[lead:at.start])  # "W, or possibly V"
+    if maybe:
+        alternative = norm[clause_start(norm, lead + maybe.start(), start):lead + maybe.start()]
+        if alternative.strip() and not _covers(alternative, required):
+            return alternative.strip()
+    return ""
+
+
+def _text_withdrawn(norm: str, at: Mention, needle: str, sentences: list[tuple[int, int]]) -> str:
+    """What a correction after a text value says instead ('' when none withdraws it): a variant of
+    the value ("2026-04-13-meeting.txt ... Correction: meeting-2026-04-13.txt") or a denial of what
+    was said with it ("publish it on the internal site ... Actually, she isn't asking for it to be
+    published"). A correction that restates the value, or is about something else, withdraws nothing."""
+    own = next(((s, e) for s, e in sentences if s <= at.start < e), (at.start, at.end))
+    context = _stems(norm[max(own[0], at.start - 80):at.start] + " " + norm[at.end:min(own[1], at.end + 80)])
+    pieces = set(_FRAME_WORD.findall(needle))
+    lead_words = norm[own[0]:at.start].split()[-5:]
+    frame = _frame(" ".join(w for w in lead_words if not _NAMED_THING.search(w.strip(".,:;"))))
+    for marker in _CORRECTION.finditer(norm, at.end):
+        s, e = next(((s, e) for s, e in sentences if s <= marker.start() < e), (marker.start(), len(norm)))
+        if needle in norm[marker.start():e]:
+            continue  # the correction restates the value
+        if len(pieces) >= 2:
+            for token in _COMPOUND.finditer(norm, marker.end(), e):
+                shared = pieces & set(_FRAME_WORD.findall(token.group()))
+                if token.group() != needle and needle not in token.group() and \
+                        len(shared) >= max(2, (len(pieces) + 1) // 2):
+                    return token.group()
+        if frame and _REPLACING.match(norm, marker.start()) and \
+                len(frame & _frame(norm[marker.end():e])) >= min(2, len(frame)):
+            return norm[marker.end():e].strip(" :,-")  # "Step 1: V. Correction: step 1 is W"
+        for denial in _NEGATION.finditer(norm, max(s, marker.start()), e):
+            denied = norm[denial.end():clause_end(norm, denial.end() + 1, e)]
+            if _NOT_A_DENIAL.search(norm, max(s, denial.start() - 4), denial.end() + 12):
+                continue
+            if _stems(denied) & context:
+                return norm[denial.start():denial.end() + len(denied)].strip()
+    return ""
+
+
+def _text_excluded(norm: str, at: Mention, others: Sequence[Mention]) -> str:
+    """The restriction that leaves a required text value out ("only A is due this week; V doesn't fall
+    due until later"): "only" before another required value, and a denial of this one in the same
+    statement; '' when there is none."""
+    for only in _ONLY.finditer(norm, max(0, at.start - 300), at.start):
+        stop = _STATEMENT_END.search(norm, only.end())
+        if stop and stop.start() < at.start:
+            continue  # "only" restricts another statement
+        if not any(0 <= m.start - only.end() <= 25 for m in others):
+            continue
+        clause = clause_start(norm, at.start, only.end())
+        after = norm[at.end:clause_end(norm, at.end + 1, stop.start() if stop else len(norm))]
+        denial = _NEGATION.search(after)
+        if negated(norm[clause:at.start]) or (denial and not _NOT_A_DENIAL.search(after)
+                                              and not _CONTRAST.search(after, denial.end())):
+            return norm[only.start():at.end + len(after)].strip()
+    return ""
+
+
+def _contained_text_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: str) -> str:
+    """Why a ``contains`` text value the text states is still not claimed: offered beside an alternative
+    ("either V or W"), withdrawn by a later correction, or left out by an "only" that names another
+    required value while denying it; '' when none is."""
+    fold = checks.case == "insensitive"
+    items = [item if isinstance(item, list) else [item] for item in checks.contains]
+    needles = [[n for v in item if _kind(v) == "text" for n in [_literal(v, fold)] if n] for item in items]
+    if not any(needles):
+        return ""
+    norm = _normalised(text, fold)
+    found = [[m for v in item for m in find_in_normalised(norm, v, fold=fold)] for item in items]
+    sentences = sentence_bounds(norm)
+    every = [n for item in needles for n in item]
+    for k, item in enumerate(needles):
+        others = [m for j, ms in enumerate(found) if j != k for m in ms]
+        for needle in item:
+            for at in _bounded(norm, needle):
+                sentence = next(((s, e) for s, e in sentences if s <= at.start < e), (at.start, at.end))
+                alternative = _text_hedged(norm, at, sentence, every)
+                if alternative:
+                    return f"{needle!r} is offered beside the alternative {alternative!r}"
+                instead = _text_withdrawn(norm, at, needle, sentences)
+                if instead:
+                    return f"{needle!r} is stated, then withdrawn: {instead!r}"
+                excluded = _text_excluded(norm, at, others) if checks.mode == "all" else ""
+                if excluded:
+                    return f"{needle!r} is left out: {excluded!r}"
+    return ""
+
+
 def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim: bool = False,
                absent: bool = True) -> bool:
     """Whether :func:`text_problems` is empty, deciding at the first problem (re-scoring speed)."""
@@ -636,7 +846,7 @@ def text_holds(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verbatim
         test = all if checks.mode == "all" else any
         if not test(_has(checks, text, v, verbatim) for v in checks.contains):
             return False
-        if not verbatim and _contained_ambiguity(checks, text):
+        if not verbatim and (_contained_ambiguity(checks, text) or _contained_text_ambiguity(checks, text)):
             return False
     if checks.facts and not facts_stated(text, checks.facts):
         return False
@@ -665,7 +875,7 @@ def text_problems(checks: ValueCheckpoint | StateCheckpoint, text: str, *, verba
     if checks.contains and (len(found) < len(checks.contains) if checks.mode == "all" else not found):
         problems.append(Problem("missing_value", f"missing {[v for v in checks.contains if v not in found]}"))
     elif checks.contains and not verbatim:
-        ambiguity = _contained_ambiguity(checks, text)
+        ambiguity = _contained_ambiguity(checks, text) or _contained_text_ambiguity(checks, text)
         if ambiguity:
             problems.append(Problem("ambiguous_claim", ambiguity))
     for verdict in check_facts(text, checks.facts):

@@ -84,6 +84,15 @@ def quantity_of(unit: str | None) -> str | None:
     return base[0] if base else None
 
 
+def convert(value: float, unit: str, to: str) -> float | None:
+    """``value`` in ``unit`` expressed in ``to`` (both of one quantity), or None when they are not."""
+    a, b = unit_key(unit), unit_key(to)
+    source, target = (_to_base(a) if a else None), (_to_base(b) if b else None)
+    if source is None or target is None or source[0] != target[0]:
+        return None
+    return (value * source[1] + source[2] - target[2]) / target[1]
+
+
 def unit_key(unit: str) -> str | None:
     """The unit a spec's or a text's unit name stands for ("Kilometres" is km, "°F" is f), or None."""
     text = unit.strip().casefold().replace("º", "°")
