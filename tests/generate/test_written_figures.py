@@ -102,3 +102,46 @@ async def test_a_reply_with_two_stock_figures_fails_when_they_are_swapped() -> N
     ])
     assert results["table"].right, results["table"].detail
     assert results["swapped"].right, results["swapped"].detail
+
+
+def _own_draft(task_id: str, goal: str, prompt: str, servers: list[str], like: str) -> TaskDraft:
+    return TaskDraft(id=task_id, goal=goal, prompt=prompt, servers=servers, category="baseline", method="explore",
+                     now=datetime.fromisoformat("2026-04-13T09:00:00+08:00"), fixtures=bundled(like).fixtures)
+
+
+async def test_an_export_holds_as_many_records_as_the_explorers() -> None:
+    draft = _own_draft("export-1", "Export calendar events 2026-04-13..2026-04-17 to exports/week.ics.",
+                       "Save this week's calendar to exports/week.ics.", ["calendar", "files"], like="x-014")
+
+    def export(end: str) -> tuple[str, dict]:
+        return ("calendar__export_events", {"path": "exports/week.ics", "start_date": "2026-04-13", "end_date": end})
+
+    task = distill(draft, await pursue(bundled_servers(), draft, explorer(
+        [[export("2026-04-17")]], "Exported the week to exports/week.ics.")))
+    results = await verdicts(task, [  # the weekend holds no event: the same export
+        alt(task, "through-sunday", "accept", [[export("2026-04-19")]], "Saved to exports/week.ics.",
+            ["other_spelling"]),
+        alt(task, "monday-only", "reject", [[export("2026-04-13")]], "Saved to exports/week.ics.",
+            ["wrong_content"]),
+    ])
+    assert results["through-sunday"].right, results["through-sunday"].detail
+    assert results["monday-only"].right, results["monday-only"].detail
+
+
+async def test_a_new_tasks_due_date_is_bound_to_it_beside_an_older_task_of_the_same_name() -> None:
+    draft = _own_draft("due-1", "Add a task 'Pay Ledgerly INV-2291 (3715.03 EUR)' due 2026-04-17 to tasks.md.",
+                       "Remind me to pay the Ledgerly invoice (3715.03 EUR) by Friday.", ["mdtasks"], like="x-017")
+
+    def add(text: str, due: str) -> tuple[str, dict]:
+        return ("mdtasks__add_task", {"text": text, "due": due})
+
+    task = distill(draft, await pursue(bundled_servers(), draft, explorer(
+        [[add("Pay Ledgerly INV-2291 (3715.03 EUR)", "2026-04-17")]], "Added, due Friday 17 April.")))
+    results = await verdicts(task, [
+        alt(task, "reworded", "accept", [[add("Pay Ledgerly invoice INV-2291: €3,715.03 (3,150 GBP)", "2026-04-17")]],
+            "Added, due Friday.", ["other_spelling"]),
+        alt(task, "due-today", "reject", [[add("Pay Ledgerly INV-2291 (3715.03 EUR)", "2026-04-13")]],
+            "Added.", ["wrong_content"]),
+    ])
+    assert results["reworded"].right, results["reworded"].detail
+    assert results["due-today"].right, results["due-today"].detail

@@ -259,6 +259,29 @@ def _row_count(path: str, before: str | None, after: str) -> list[str]:
     return [rf"\A\s*{line}(?:\n[ \t]*(?:\n[ \t]*)*{line}){{{len(rows) - 1}}}\s*\Z"]
 
 
+_MARKER = re.compile(r"[A-Za-z][^\s\d]{2,40}")
+"""A line that opens or closes a record of an export ("BEGIN:VEVENT"): one word, no figure."""
+
+
+def _record_count(path: str, before: str | None, after: str) -> list[str]:
+    """For an export a tool rendered (no text of the call in it) that is no table (an .ics calendar), how many
+    records it holds: the line that opens each record ("BEGIN:VEVENT"), as often as in the explorer's file.
+    An export over the wrong range, or made before the records it should hold were written, fails it."""
+    if before is not None or _TABLE_FILE.search(path):
+        return []
+    counts: dict[str, int] = {}
+    for line in after.splitlines():
+        text = line.strip()
+        if _MARKER.fullmatch(text):
+            counts[text] = counts.get(text, 0) + 1
+    repeated = [(n, line) for line, n in counts.items() if n >= 2]
+    if not repeated:
+        return []
+    n, line = max(repeated, key=lambda x: x[0])  # the first of the most frequent lines: a record's own marker
+    marker = r"^[ \t]*" + re.escape(line) + r"[ \t]*\r?$"
+    return [rf"(?ms)\A(?:.*?{marker}){{{n}}}(?!.*{marker})"]
+
+
 def _counterpart(line: str, gone: list[str]) -> str | None:
     """The old line an edited line replaced: the removed line sharing most of its words (half at least)."""
     words = set(_WORD.findall(line.lower()))
@@ -630,7 +653,8 @@ class _Builder:
                              facts=_line_facts(before or "", after, new, self.goal, self.year) or _edited_line_facts(
                                  before or "", after, _salient(after, self.grounded, self.asked, self.year),
                                  self.goal, self.year),
-                             regex=_row_count(path, before, after) + rate_patterns(after, new),
+                             regex=_row_count(path, before, after) + rate_patterns(after, new)
+                             + ([] if content_writes else _record_count(path, before, after)),
                              description=f"written by {(names or content_writes)[0].name}")
         if before is not None and not new and not cp.absent and not cp.facts:
             return  # an edit whose change holds no checkable value
