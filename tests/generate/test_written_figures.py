@@ -35,7 +35,8 @@ def test_figures_of_two_rows_stay_with_their_rows() -> None:
                           "Reply to Elif with the stock of both headlamps.", 2026)
     assert readings
     assert _holds(readings, "Beacon 400: 97 units, Beacon 900: 31 units.")
-    assert _holds(readings, "| Model | In stock |\n|---|---|\n| Beacon 400 Headlamp | 97 |\n| Beacon 900 Headlamp | 31 |")
+    assert _holds(readings, "| Model | In stock |\n|---|---|\n"
+                            "| Beacon 400 Headlamp | 97 |\n| Beacon 900 Headlamp | 31 |")
     assert not _holds(readings, "Hi Elif, we have 31 Beacon 400 and 97 Beacon 900 headlamps in stock. Alex")
 
 
