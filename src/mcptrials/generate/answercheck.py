@@ -12,6 +12,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from mcptrials.generate.rates import rate_patterns
 from mcptrials.generate.values import (
     Value,
     day_options,
@@ -773,5 +774,6 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                        f"{goal}\n{prompt}", docs)
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
     facts += [c for c in cited if isinstance(c, Fact)]
+    rates = rate_patterns(answer, [v.value for v in found if v.kind == "number"])  # "0.42 EUR per km", not per mile
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
-                           description="the answer states the values the tool results gave")
+                           regex=rates, description="the answer states the values the tool results gave")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from mcptrials.generate.cells import cell_facts
+from mcptrials.generate.rates import rate_patterns
 from mcptrials.generate.values import (
     Value,
     argument_leaves,
@@ -28,6 +30,7 @@ from mcptrials.generate.values import (
 )
 from mcptrials.model import Fact, Matcher, StateCheckpoint
 from mcptrials.scoring.answers import normalise_text
+from mcptrials.scoring.claims import check_facts
 from mcptrials.scoring.matchers import is_path_parameter, normalise_path, values_equal
 
 MAX_CONTAINS = 12
@@ -256,6 +259,29 @@ def _row_count(path: str, before: str | None, after: str) -> list[str]:
     return [rf"\A\s*{line}(?:\n[ \t]*(?:\n[ \t]*)*{line}){{{len(rows) - 1}}}\s*\Z"]
 
 
+_MARKER = re.compile(r"[A-Za-z][^\s\d]{2,40}")
+"""A line that opens or closes a record of an export ("BEGIN:VEVENT"): one word, no figure."""
+
+
+def _record_count(path: str, before: str | None, after: str) -> list[str]:
+    """For an export a tool rendered (no text of the call in it) that is no table (an .ics calendar), how many
+    records it holds: the line that opens each record ("BEGIN:VEVENT"), as often as in the explorer's file.
+    An export over the wrong range, or made before the records it should hold were written, fails it."""
+    if before is not None or _TABLE_FILE.search(path):
+        return []
+    counts: dict[str, int] = {}
+    for line in after.splitlines():
+        text = line.strip()
+        if _MARKER.fullmatch(text):
+            counts[text] = counts.get(text, 0) + 1
+    repeated = [(n, line) for line, n in counts.items() if n >= 2]
+    if not repeated:
+        return []
+    n, line = max(repeated, key=lambda x: x[0])  # the first of the most frequent lines: a record's own marker
+    marker = r"^[ \t]*" + re.escape(line) + r"[ \t]*\r?$"
+    return [rf"(?ms)\A(?:.*?{marker}){{{n}}}(?!.*{marker})"]
+
+
 def _counterpart(line: str, gone: list[str]) -> str | None:
     """The old line an edited line replaced: the removed line sharing most of its words (half at least)."""
     words = set(_WORD.findall(line.lower()))
@@ -296,6 +322,44 @@ def _edited_line_facts(before: str, after: str, grounded: list[Any], goal: str, 
             if own:
                 facts.append(Fact(label=own[:4], value=mine[0].value))
     return facts
+
+
+def _new_item_facts(before: str, after: str, grounded: list[Any], goal: str, year: int | None) -> list[Fact]:
+    """For a line a write added to an existing list (a new task, no old line it replaced), its one grounded date
+    bound to the goal's words for its item that no other line holding that same date shares: "Pay Ledgerly ...
+    due 2026-04-17" beside an older "Pay Ledgerly ... due 2026-04-13" still binds "ledgerly" to the new date,
+    since the older line states another. Only where the edit rule found no label; each fact is a reading of
+    its own (the line's other facts use the same words). Kept only where the text itself reads so."""
+    if not before.strip():
+        return []
+    old_lines = set(before.splitlines())
+    lines = after.splitlines()
+    changed = [i for i, line in enumerate(lines) if line not in old_lines and line.strip()]
+    if not changed or len(changed) > KEPT_LINES:
+        return []
+    gone = [line for line in before.splitlines() if line not in set(lines)]
+    goal_words = set(_WORD.findall(goal.lower())) - _CALENDAR_WORDS
+    found = [[v for v in values_in(line, year=year) if v.kind in {"date", "time"}] for line in lines]
+    out: list[Fact] = []
+    for i in changed:
+        if _counterpart(lines[i], gone) is not None:
+            continue
+        for kind in ("date", "time"):
+            mine = [v for v in found[i] if v.kind == kind]
+            if len(mine) != 1 or mine[0].value not in grounded:
+                continue
+            kinds = set().union(*(set(_WORD.findall(line.lower())) for j, line in enumerate(lines)
+                                  if j != i and any(v.kind == kind for v in found[j])))
+            same = set().union(*(set(_WORD.findall(line.lower())) for j, line in enumerate(lines)
+                                 if j != i and any(v.kind == kind and v.value == mine[0].value for v in found[j])))
+            words = set(_WORD.findall(lines[i].lower())) & goal_words
+            own = sorted(w for w in words - same if not w.endswith("-"))  # "inv-" of INV-2291: a code's piece
+            if not own or words - kinds:
+                continue  # no label, or the edit rule's own label already binds it
+            fact = Fact(label=own[:4], value=mine[0].value)
+            if all(v.stated for v in check_facts(after, [fact])):
+                out.append(fact)
+    return out
 
 
 _SAYING = re.compile(r"(?i)\b(tell|ask|say|saying|explain|explaining|confirm|inform|remind|let \w+ know)\b"
@@ -352,6 +416,8 @@ class _Builder:
         """Changes to records a write only referred to (a replied flag), kept unless the write also created one."""
         self.created: set[int] = set()
         self.primary: set[str] = set()
+        self.figures: list[dict[str, Matcher]] = []
+        """For the record last matched: its text fields' figures bound to whose and which they are."""
 
     def _id(self, stem: str) -> str:
         base = "state_" + "".join(ch if ch.isalnum() else "_" for ch in stem.lower()).strip("_")[:40]
@@ -365,6 +431,7 @@ class _Builder:
                         position: int | None = None) -> tuple[dict[str, Matcher], dict[str, Matcher]]:
         where: dict[str, Matcher] = {}
         match: dict[str, Matcher] = {}
+        self.figures = []
         for key, value in record.items():
             changed = old is not None and not values_equal(old.get(key), value)
             derived = _carries({key: value}, leaves) > 0 or (isinstance(value, list) and any(
@@ -406,7 +473,15 @@ class _Builder:
                     match[key] = Matcher(contains=wanted[0], case="insensitive") \
                         if len(wanted) == 1 and not isinstance(wanted[0], list) \
                         else Matcher(contains_all=wanted, case="insensitive")
+                if old is None:
+                    self.figures += [{key: Matcher(facts=facts)} for facts in self._cell_facts(value, position)]
         return where, match
+
+    def _cell_facts(self, text: str, position: int | None) -> list[list[Fact]]:
+        """The figures a written text copies from a result table, bound to their record and field."""
+        if self.reads is None or position is None:
+            return []
+        return cell_facts(text, self.reads(position), self.asked, self.year)
 
     def _item_facts(self, items: list[Any], old_items: Any, leaves: list[Any]) -> list[Fact]:
         """For texts a write added to a list (a note on an entity), each grounded date or figure bound to the
@@ -506,6 +581,11 @@ class _Builder:
                                          description=f"left by {write.name}")
                     if created:
                         self.out.append(cp)
+                        for figures in self.figures:  # the same record, its figures each with its item and field
+                            self.out.append(cp.model_copy(update={
+                                "id": self._id(f"{path}_{write.name.split('__')[-1]}_figures"),
+                                "match": {**match, **figures},
+                                "description": f"left by {write.name}: each figure with its item"}))
                         self.created.add(write.position)
                         self.covered.add(write.position)
                     else:
@@ -560,7 +640,8 @@ class _Builder:
             return
         if not names and self._folder_chosen(content_writes, path):
             return  # a folder the call chose and the goal did not: the call's effect is checked instead
-        self.grounded, self.grounded_raw = self.grounding(max(w.position for w in names + content_writes))
+        last = max(w.position for w in names + content_writes)
+        self.grounded, self.grounded_raw = self.grounding(last)
         old_values = {v for v in _salient(before or "", self.grounded, self.asked, self.year)} if before else set()
         new = [v for v in _salient(after, self.grounded, self.asked, self.year) if v not in old_values]
         gone = [v for v in old_values if v not in set(_salient(after, self.grounded, self.asked, self.year))
@@ -572,11 +653,21 @@ class _Builder:
                              facts=_line_facts(before or "", after, new, self.goal, self.year) or _edited_line_facts(
                                  before or "", after, _salient(after, self.grounded, self.asked, self.year),
                                  self.goal, self.year),
-                             regex=_row_count(path, before, after),
+                             regex=_row_count(path, before, after) + rate_patterns(after, new)
+                             + ([] if content_writes else _record_count(path, before, after)),
                              description=f"written by {(names or content_writes)[0].name}")
         if before is not None and not new and not cp.absent and not cp.facts:
             return  # an edit whose change holds no checkable value
         self.out.append(cp)
+        if before is not None:  # a new item's date, bound to its item apart from the line's other facts
+            self.out += [StateCheckpoint(id=self._id(f"{path}_item"), path=path, format=cp.format, facts=[fact],
+                                         description=f"{cp.description}: the new item's own date")
+                         for fact in _new_item_facts(before, after, _salient(after, self.grounded, self.asked,
+                                                                             self.year), self.goal, self.year)]
+        if before is None:  # a new page or file: each figure it copies from a result table with its item and field
+            self.out += [StateCheckpoint(id=self._id(f"{path}_figures"), path=path, format=cp.format, facts=facts,
+                                         description=f"{cp.description}: each figure with its item")
+                         for facts in self._cell_facts(after, last)]
         self.covered.update(w.position for w in names + content_writes)
 
     def _folder_chosen(self, writes: list[WriteCall], path: str) -> bool:
