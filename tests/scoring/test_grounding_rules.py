@@ -83,6 +83,15 @@ CASES = [
     _alt("income", "derived-operand", "accept",
          "Net income was 104,004.8 million in FY2025 against 81,056.3 million in FY2024: 22,948.5 million more, "
          "a rise of 28.3%.", INCOME),
+    # a price or a percentage equal to a source number is grounded only if that number may be one
+    _alt("forecast", "percent-of-a-chance", "accept",
+         "Wednesday: rain, high 29.7 °C, a 65% chance of rain and 97% humidity.", FORECAST),
+    _alt("forecast", "price-from-a-chance", "reject",
+         "Wednesday: rain, high 29.7 °C; the museum ticket is $65, so go then.", FORECAST),
+    _alt("ticker", "price-of-a-price", "accept",
+         "Microsoft closed at $484.84, down from a 52-week high of $505.55.", TICKER),
+    _alt("ticker", "price-from-a-headcount", "reject",
+         "Microsoft closed at $484.84; its average salary is $228,000.", TICKER),
     # a percentage may be a result's fraction
     _alt("ticker", "percent-of-a-fraction", "accept",
          "Microsoft closed at $484.84; its dividend yield is 0.72%.", TICKER),

@@ -5,10 +5,23 @@ An answer can state every required fact right and add one it made up ("about 160
 check asks of each assertion whether it is traceable: to the task's prompt, to a tool result
 the agent saw in this episode, to the task's clock, or to simple arithmetic over them (sum,
 difference, product with a small count, ratio, percentage and percentage change, mean, unit
-conversions, rounding). What it cannot see: a wrong relation between grounded values ("the
-cheaper one" naming the dearer), facts stated in words only (names, places, adjectives), and an
-invented number that happens to equal a figure the agent saw (the "48 hours" of a return label,
-when 48 is a customer number in a result).
+conversions, rounding).
+
+A figure is traced by its kind, read from what is written beside it: a period ("48 hours") by a
+period or the span between two stated times, never by converting any bare number; a figure with a
+unit by a number in a unit of the same quantity a source wrote (no statistic converted, no °C read
+as °F); a distance also by two coordinates; a percentage also by a fraction; a price or percentage
+not by a source number every copy of which is of another kind (by its unit, its JSON key, or as a
+date's part: "$10" is not "open_months": [5, 10]). Arithmetic is of figures of one kind (a sum with
+a unit has an operand with that unit; a product keeps an operand's kind), and a figure lost in the
+rounding of its operand derives nothing.
+
+What it cannot see: a wrong relation between grounded values ("the cheaper one" naming the dearer),
+facts stated in words only (names, places, "Metro Line 1", adjectives), a grounded value reused for
+an invented fact (a lunch "at 12:30", when a meeting ends then), an invented number that equals a
+source number of no kind of its own (no unit, a key outside the few English words read), a
+percentage change within the 1 % rounding allowed for its operands ("rose 4.2%" for 5.06%), and a
+percentage change between unrelated bare numbers ("87%" as 1,000 fallen to 133).
 
 It also checks that a weekday written beside a date (or beside "today"/"tomorrow") is that
 date's weekday.
@@ -77,6 +90,8 @@ class _Evidence:
     """Minutes from one stated clock time to another, modulo a day (sorted; 0 left out)."""
     distances: list[float]
     """Great-circle kilometres between any two places whose coordinates a result gave (sorted)."""
+    kinds: dict[float, set[Kind]]
+    """The kinds each stated number is written as (its unit, its JSON key, a date's part)."""
 
 
 _EVIDENCE: dict[tuple[str, ...], _Evidence] = {}
@@ -115,11 +130,15 @@ def _gather(task: Task, raw: list[str]) -> _Evidence:
     texts = [normalise_text(t) for t in raw if t]
     numbers: list[float] = []
     statistics: list[float] = []
+    kinds: dict[float, set[Kind]] = {}
     dates: set[date] = set()
     month_days: set[tuple[int, int]] = set()
     times: set[tuple[int, int]] = set()
     for text in texts:
-        found = [m.value for m in _scanned("number", text, number_mentions)]
+        mentions = _scanned("number", text, number_mentions)
+        found = [m.value for m in mentions]
+        for m in mentions:
+            kinds.setdefault(m.value, set()).add(_source_kind(text, m))
         numbers += found + [-n for n in found if n < 0]  # "capex -3,141" is stated as "capex of 3.14 bn"
         statistics += _statistics(found)
         for d in _scanned("date", text, date_mentions):
@@ -127,19 +146,44 @@ def _gather(task: Task, raw: list[str]) -> _Evidence:
             if d.value is not None:
                 dates.add(d.value)
                 numbers += [float(d.value.year), float(d.value.day), float(d.value.month)]
+                for part in (d.value.year, d.value.day, d.value.month):
+                    kinds.setdefault(float(part), set()).add("date")
         times |= {(t.hour, t.minute) for t in _scanned("time", text, time_mentions)}
     today = task.now.date() if task.now else None
     if task.now is not None:
         dates.add(today)  # type: ignore[arg-type]
         times.add((task.now.hour, task.now.minute))
         numbers += [float(task.now.year), float(task.now.day), float(task.now.month)]
+        for part in (task.now.year, task.now.day, task.now.month):
+            kinds.setdefault(float(part), set()).add("date")
     joined = "\n".join(texts)
     offsets = set(re.findall(r"(?<=\d\d:\d\d)[+-]\d{2}:?\d{2}\b", joined))
     shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
     periods = sorted({v for text in texts for v in _periods(text) if v > 0})
     spans = sorted({float((a[0] * 60 + a[1] - b[0] * 60 - b[1]) % 1440) for a in times for b in times} - {0.0})
     return _Evidence(sorted(numbers + statistics), sorted(numbers), dates, month_days, times, joined, periods, shifts,
-                     today, spans, _distances(joined))
+                     today, spans, _distances(joined), kinds)
+
+
+_KEY_BEFORE = re.compile(r"\"([a-z][a-z _]*)\":\s*\[?\s*(?:[-\d.,]+,\s*)*$")
+_KEY_KINDS = (("percent", re.compile(r"pct|percent|chance|humidity|probability|yield|ratio")),
+              ("money", re.compile(r"price|fare|fee|cost|usd|eur|cny|gbp|amount|revenue|income|eps|close|budget|"
+                                   r"salary|balance|cap\b|paid|refund|total")),
+              ("duration", re.compile(r"month|days?\b|hours?\b|minutes?\b|weeks?\b|duration|\bmin\b")),
+              ("temperature", re.compile(r"(?:^|\s)(?:c|f)$|temp")),
+              ("count", re.compile(r"\bid\b|count|number|sites|seats|rating|index|rank|population|employees|"
+                                   r"citations|observations|year")))
+
+
+def _source_kind(text: str, m: NumberMention) -> Kind:
+    """What a number of a source is written as: its unit, else the kind its JSON key names, else None."""
+    written = _kind(text, m, _period(text, m.end))
+    if written is not None:
+        return written
+    key = _KEY_BEFORE.search(text[max(0, m.start - 80):m.start])
+    if key is None:
+        return None
+    return next((kind for kind, words in _KEY_KINDS if words.search(key.group(1))), None)
 
 
 _COORDINATES = re.compile(r"\"(?:lat|latitude)\":\s?(-?\d{1,2}(?:\.\d+)?),\s*\"(?:lon|lng|long|longitude)\":\s?"
@@ -219,7 +263,7 @@ def _periods(text: str) -> list[float]:
 
 
 def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False,
-            minutes: float | None = None) -> bool:
+            minutes: float | None = None, kind: Kind = None) -> bool:
     """Whether ``value`` is an evidence number; at another scale when written with one ("9.96 billion");
     in another unit of the same quantity when a unit follows it ("8.1 mi" for 13 km, "54 °F" for 12 °C).
 
@@ -234,7 +278,7 @@ def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 
         total, slack = value * minutes, tol * minutes
         return (_near(ev.periods, total, slack) or _near(nums, value, tol)
                 or (total < 15 * 1440 and total % 1440 > slack and _near(ev.spans, total % 1440, slack)))
-    if _near(nums, value, tol):
+    if _near(nums, value, tol) and (kind not in ("money", "percent") or _written_as(ev, value, tol, kind)):
         return True
     if norm and _PERCENT_AFTER.match(norm, end) and _near(ev.stated, value / 100.0, tol / 100.0):
         return True  # "0.72%" of a result's "dividend yield": 0.0072
@@ -273,6 +317,19 @@ def _kind(norm: str, m: NumberMention, minutes: float | None) -> Kind:
 def _alike(*kinds: Kind) -> bool:
     """Whether figures of these kinds can be added or compared: the same kind, or bare numbers."""
     return len({k for k in kinds if k is not None}) <= 1
+
+
+def _written_as(ev: _Evidence, value: float, tol: float, kind: Kind) -> bool:
+    """Whether a source number near ``value`` may be of ``kind``: written so, or with no kind of its own (a
+    total worked out over a column counts as the column's)."""
+    i = bisect.bisect_left(ev.stated, value - tol)
+    if i >= len(ev.stated) or ev.stated[i] > value + tol:
+        return True  # only a statistic is near: its kind is its column's, which is not known
+    while i < len(ev.stated) and ev.stated[i] <= value + tol:
+        if ev.kinds.get(ev.stated[i], {None}) & {kind, None}:
+            return True
+        i += 1
+    return False
 
 
 def _derived(value: float, kind: Kind, tol: float, anchors: Sequence[tuple[float, Kind]]) -> bool:
@@ -353,7 +410,7 @@ def _is_count(norm: str, start: int, options: Sequence[NumberMention]) -> bool:
 
 
 _DECLARED_SCALE = re.compile(r"\b(?:in|usd|eur|gbp|cny|\$|€|£)\s?"
-                             r"(?:thousands|millions|billions|1000|1000000|1000000000)(?![\d,.])")
+                             r"(?:thousands|millions|billions|1000|1000000|1000000000)(?![\d,.]| of)")
 _PART_OF_DAY = re.compile(r"\b(?:morning|afternoon|evening|tonight|night|working day|workday)\b")
 
 
@@ -438,7 +495,7 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
             continue
         direct = [(m, k) for m, k in kinds
                   if _direct(m.value, _tolerance(norm, m), ev, norm, m.end, scaled=scaled or len(options) > 1,
-                             minutes=minutes[id(m)])]
+                             minutes=minutes[id(m)], kind=k)]
         if direct:
             anchors += [(m.value, k) for m, k in direct]
             covered = max([covered] + [m.end for m, _k in direct if (m.start, m.end) in durations])
