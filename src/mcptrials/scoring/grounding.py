@@ -238,7 +238,8 @@ def _tolerance(norm: str, m: NumberMention) -> float:
 
 _PERIOD = re.compile(r"\s?(?:(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|(?P<d>days?)|(?P<w>weeks?)|"
                      r"(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
-_KEYED_PERIOD = re.compile(r"\"[a-z_]*?(?:(?P<min>min|minutes)|(?P<h>hours|_h))[a-z_]*\":\s?(?P<v>\d+(?:\.\d+)?)")
+_KEYED_PERIOD = re.compile(r"\"[a-z_ ]*?(?:(?P<min>\bmin|\bminutes)|(?P<h>\bhours|[_ ]h))\":\s?(?P<v>\d+(?:\.\d+)?)")
+"""A period whose key ends with its unit: "duration_min": 95 (normalised, the underscore is a space)."""
 _IN_MINUTES = {"min": 1.0, "h": 60.0, "d": 1440.0, "w": 10080.0, "mo": 43200.0, "y": 525600.0}
 
 
