@@ -5,10 +5,23 @@ An answer can state every required fact right and add one it made up ("about 160
 check asks of each assertion whether it is traceable: to the task's prompt, to a tool result
 the agent saw in this episode, to the task's clock, or to simple arithmetic over them (sum,
 difference, product with a small count, ratio, percentage and percentage change, mean, unit
-conversions, rounding). What it cannot see: a wrong relation between grounded values ("the
-cheaper one" naming the dearer), facts stated in words only (names, places, adjectives), and an
-invented number that happens to equal a figure the agent saw (the "48 hours" of a return label,
-when 48 is a customer number in a result).
+conversions, rounding).
+
+A figure is traced by its kind, read from what is written beside it: a period ("48 hours") by a
+period or the span between two stated times, never by converting any bare number; a figure with a
+unit by a number in a unit of the same quantity a source wrote (no statistic converted, no °C read
+as °F); a distance also by two coordinates; a percentage also by a fraction; a price or percentage
+not by a source number every copy of which is of another kind (by its unit, its JSON key, or as a
+date's part: "$10" is not "open_months": [5, 10]). Arithmetic is of figures of one kind (a sum with
+a unit has an operand with that unit; a product keeps an operand's kind), and a figure lost in the
+rounding of its operand derives nothing.
+
+What it cannot see: a wrong relation between grounded values ("the cheaper one" naming the dearer),
+facts stated in words only (names, places, "Metro Line 1", adjectives), a grounded value reused for
+an invented fact (a lunch "at 12:30", when a meeting ends then), an invented number that equals a
+source number of no kind of its own (no unit, a key outside the few English words read), a
+percentage change within the 1 % rounding allowed for its operands ("rose 4.2%" for 5.06%), and a
+percentage change between unrelated bare numbers ("87%" as 1,000 fallen to 133).
 
 It also checks that a weekday written beside a date (or beside "today"/"tomorrow") is that
 date's weekday.
@@ -38,7 +51,7 @@ from mcptrials.scoring.answers import (
     number_mentions,
     time_mentions,
 )
-from mcptrials.scoring.units import unit_after
+from mcptrials.scoring.units import in_unit, quantity_of, sibling_factors, unit_after
 
 CHECK_ID = "_grounding"
 """The id of the implicit checkpoint this check adds to every graded answer."""
@@ -58,16 +71,14 @@ _ASSERTS = re.compile(r"\d|day\b|mon\b|tue|wed\b|thu|fri\b|sat\b|sun\b")
 PHONE = re.compile(  # a phone number as written: +1 676-808-2587, (676) 808-2587
     r"(?<![\w.])(?:\+\d{1,3}[ .-]?)?\(?\d{2,4}\)?[ .-]\d{3}[ .-]\d{3,4}(?![\w]|\.\d)")
 _SCALE_SHIFTS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
-_FACTORS = (60.0, 1 / 60.0, 24.0, 1 / 24.0, 1.609344, 1 / 1.609344, 0.3048, 1 / 0.3048, 0.45359237, 1 / 0.45359237,
-            3.6, 1 / 3.6, 100.0, 0.01, 2.54, 1 / 2.54, 3.785411784, 1 / 3.785411784, 7.0, 1 / 7.0, 365.0, 12.0,
-            1024.0, 1 / 1024.0, 1024.0**2, 1 / 1024.0**2, 1000.0 / 1024.0, 1024.0 / 1000.0, 1e-3, 1e-6)
-
 
 @dataclass
 class _Evidence:
     """What the agent could know: numbers (sorted), dates, clock times, texts."""
 
     numbers: list[float]
+    stated: list[float]
+    """The numbers the texts write (sorted), without the statistics worked out over them."""
     dates: set[date]
     month_days: set[tuple[int, int]]
     times: set[tuple[int, int]]
@@ -75,6 +86,12 @@ class _Evidence:
     periods: list[float]
     shifts_hours: bool
     today: date | None
+    spans: list[float]
+    """Minutes from one stated clock time to another, modulo a day (sorted; 0 left out)."""
+    distances: list[float]
+    """Great-circle kilometres between any two places whose coordinates a result gave (sorted)."""
+    kinds: dict[float, set[Kind]]
+    """The kinds each stated number is written as (its unit, its JSON key, a date's part)."""
 
 
 _EVIDENCE: dict[tuple[str, ...], _Evidence] = {}
@@ -112,29 +129,77 @@ def _evidence(task: Task, episode: Episode) -> _Evidence:
 def _gather(task: Task, raw: list[str]) -> _Evidence:
     texts = [normalise_text(t) for t in raw if t]
     numbers: list[float] = []
+    statistics: list[float] = []
+    kinds: dict[float, set[Kind]] = {}
     dates: set[date] = set()
     month_days: set[tuple[int, int]] = set()
     times: set[tuple[int, int]] = set()
     for text in texts:
-        found = [m.value for m in _scanned("number", text, number_mentions)]
+        mentions = _scanned("number", text, number_mentions)
+        found = [m.value for m in mentions]
+        for m in mentions:
+            kinds.setdefault(m.value, set()).add(_source_kind(text, m))
         numbers += found + [-n for n in found if n < 0]  # "capex -3,141" is stated as "capex of 3.14 bn"
-        numbers += _statistics(found)
+        statistics += _statistics(found)
         for d in _scanned("date", text, date_mentions):
             month_days.add((d.month, d.day))
             if d.value is not None:
                 dates.add(d.value)
                 numbers += [float(d.value.year), float(d.value.day), float(d.value.month)]
+                for part in (d.value.year, d.value.day, d.value.month):
+                    kinds.setdefault(float(part), set()).add("date")
         times |= {(t.hour, t.minute) for t in _scanned("time", text, time_mentions)}
     today = task.now.date() if task.now else None
     if task.now is not None:
         dates.add(today)  # type: ignore[arg-type]
         times.add((task.now.hour, task.now.minute))
         numbers += [float(task.now.year), float(task.now.day), float(task.now.month)]
+        for part in (task.now.year, task.now.day, task.now.month):
+            kinds.setdefault(float(part), set()).add("date")
     joined = "\n".join(texts)
     offsets = set(re.findall(r"(?<=\d\d:\d\d)[+-]\d{2}:?\d{2}\b", joined))
     shifts = len(offsets) > 1 or bool(re.search(r"\butc\b|\bgmt\b|time ?zone", joined))  # several zones in play
     periods = sorted({v for text in texts for v in _periods(text) if v > 0})
-    return _Evidence(sorted(numbers), dates, month_days, times, joined, periods, shifts, today)
+    spans = sorted({float((a[0] * 60 + a[1] - b[0] * 60 - b[1]) % 1440) for a in times for b in times} - {0.0})
+    return _Evidence(sorted(numbers + statistics), sorted(numbers), dates, month_days, times, joined, periods, shifts,
+                     today, spans, _distances(joined), kinds)
+
+
+_KEY_BEFORE = re.compile(r"\"([a-z][a-z _]*)\":\s*\[?\s*(?:[-\d.,]+,\s*)*$")
+_KEY_KINDS = (("percent", re.compile(r"pct|percent|chance|humidity|probability|yield|ratio")),
+              ("money", re.compile(r"price|fare|fee|cost|usd|eur|cny|gbp|amount|revenue|income|eps|close|budget|"
+                                   r"salary|balance|cap\b|paid|refund|total")),
+              ("duration", re.compile(r"month|days?\b|hours?\b|minutes?\b|weeks?\b|duration|\bmin\b")),
+              ("temperature", re.compile(r"(?:^|\s)(?:c|f)$|temp")),
+              ("count", re.compile(r"\bid\b|count|number|sites|seats|rating|index|rank|population|employees|"
+                                   r"citations|observations|year")))
+
+
+def _source_kind(text: str, m: NumberMention) -> Kind:
+    """What a number of a source is written as: its unit, else the kind its JSON key names, else None."""
+    written = _kind(text, m, _period(text, m.end))
+    if written is not None:
+        return written
+    key = _KEY_BEFORE.search(text[max(0, m.start - 80):m.start])
+    if key is None:
+        return None
+    return next((kind for kind, words in _KEY_KINDS if words.search(key.group(1))), None)
+
+
+_COORDINATES = re.compile(r"\"(?:lat|latitude)\":\s?(-?\d{1,2}(?:\.\d+)?),\s*\"(?:lon|lng|long|longitude)\":\s?"
+                          r"(-?\d{1,3}(?:\.\d+)?)")
+
+
+def _distances(text: str) -> list[float]:
+    """Great-circle distances (km) between the places a text gives coordinates for (at most 40 places)."""
+    points = list(dict.fromkeys((float(a), float(b)) for a, b in _COORDINATES.findall(text)))[:40]
+    out = set()
+    for i, (lat1, lon1) in enumerate(points):
+        for lat2, lon2 in points[i + 1:]:
+            p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lon2 - lon1)
+            h = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+            out.add(2 * 6371.0088 * math.asin(min(1.0, math.sqrt(h))))
+    return sorted(out)
 
 
 def _statistics(values: list[float]) -> list[float]:
@@ -173,7 +238,8 @@ def _tolerance(norm: str, m: NumberMention) -> float:
 
 _PERIOD = re.compile(r"\s?(?:(?P<min>min|mins|minutes?)|(?P<h>h|hrs?|hours?)|(?P<d>days?)|(?P<w>weeks?)|"
                      r"(?P<mo>months?)|(?P<y>years?|yrs?))(?![a-z])")
-_KEYED_PERIOD = re.compile(r"\"[a-z_]*?(?:(?P<min>min|minutes)|(?P<h>hours|_h))[a-z_]*\":\s?(?P<v>\d+(?:\.\d+)?)")
+_KEYED_PERIOD = re.compile(r"\"[a-z_ ]*?(?:(?P<min>\bmin|\bminutes)|(?P<h>\bhours|[_ ]h))\":\s?(?P<v>\d+(?:\.\d+)?)")
+"""A period whose key ends with its unit: "duration_min": 95 (normalised, the underscore is a space)."""
 _IN_MINUTES = {"min": 1.0, "h": 60.0, "d": 1440.0, "w": 10080.0, "mo": 43200.0, "y": 525600.0}
 
 
@@ -197,44 +263,133 @@ def _periods(text: str) -> list[float]:
     return out + [float(m["v"]) * _unit_minutes(m) for m in _KEYED_PERIOD.finditer(text)]
 
 
-def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False) -> bool:
+def _direct(value: float, tol: float, ev: _Evidence, norm: str = "", end: int = 0, scaled: bool = False,
+            minutes: float | None = None, kind: Kind = None) -> bool:
     """Whether ``value`` is an evidence number; at another scale when written with one ("9.96 billion");
-    in another unit when a unit follows it (a period in another unit of time: "2 hours" for 120 min)."""
+    in another unit of the same quantity when a unit follows it ("8.1 mi" for 13 km, "54 °F" for 12 °C).
+
+    A period ("48 hours", "2 h 15 min": ``minutes`` per unit) is grounded by a period the sources state
+    in any unit of time ("2 days") or by the span between two times they state, never by converting an
+    unrelated number ("1", "2" are in every result). A distance may be the one between two places whose
+    coordinates a result gave."""
     nums = ev.numbers
-    minutes = _period(norm, end) if norm else None
-    if minutes is not None and _near(ev.periods, value * minutes, tol * minutes):
+    if minutes is None and norm:
+        minutes = _period(norm, end)
+    if minutes is not None:
+        total, slack = value * minutes, tol * minutes
+        return (_near(ev.periods, total, slack) or _near(nums, value, tol)
+                or (total < 15 * 1440 and total % 1440 > slack and _near(ev.spans, total % 1440, slack)))
+    if _near(nums, value, tol) and (kind not in ("money", "percent") or _written_as(ev, value, tol, kind)):
         return True
-    if _near(nums, value, tol):
-        return True
+    if norm and _PERCENT_AFTER.match(norm, end) and _near(ev.stated, value / 100.0, tol / 100.0):
+        return True  # "0.72%" of a result's "dividend yield": 0.0072
     unit = unit_after(norm, end) if norm else None  # "8.1 mi", "54 °F": a unit name, not any word
-    if (scaled or unit) and any(_near(nums, value * shift, tol * shift) for shift in _SCALE_SHIFTS):
+    stated = ev.stated  # a conversion is the step: of a number a source wrote, not of a total worked out here
+    if scaled and any(_near(stated, value * shift, tol * shift) for shift in _SCALE_SHIFTS):
         return True
-    if unit and any(_near(nums, value / factor, tol / factor) for factor in _FACTORS):
+    if unit is None:
+        return False
+    if any(_near(stated, value * a + b, tol * abs(a)) for a, b in sibling_factors(unit)):
         return True
-    return unit in {"c", "f"} and (_near(nums, (value - 32) * 5 / 9, tol) or _near(nums, value * 9 / 5 + 32, tol * 2))
+    km = in_unit(value, unit, "km")  # "about 8.5 km" from the station: worked out from two coordinates
+    return km is not None and value != 0 and _near(ev.distances, km, max(tol, 0.05 * abs(value)) * abs(km / value))
 
 
-def _derived(value: float, tol: float, anchors: Sequence[float], ev: _Evidence) -> bool:
+Kind = str | None
+"""What a figure of an answer measures, from what is written beside it: "money", "percent", "duration",
+a quantity of units.py ("length", "mass", "temperature"...), or None (a bare number: a count, an id)."""
+
+_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:usd|eur|cny|rmb|gbp|jpy|chf|cad|aud)\s?)$")
+_CURRENCY_AFTER = re.compile(r"\s?(?:usd|eur|cny|rmb|gbp|jpy|chf|cad|aud|yuan|yen|dollars?|euros?)\b")
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per ?cent\b)")
+
+
+def _kind(norm: str, m: NumberMention, minutes: float | None) -> Kind:
+    """The kind of one written figure ("$30": money, "6 months": duration, "32 °c": temperature)."""
+    if _CURRENCY_BEFORE.search(norm[max(0, m.start - 5):m.start]) or _CURRENCY_AFTER.match(norm, m.end):
+        return "money"
+    if _PERCENT_AFTER.match(norm, m.end):
+        return "percent"
+    if minutes is not None:
+        return "duration"
+    return quantity_of(unit_after(norm, m.end))
+
+
+def _alike(*kinds: Kind) -> bool:
+    """Whether figures of these kinds can be added or compared: the same kind, or bare numbers."""
+    return len({k for k in kinds if k is not None}) <= 1
+
+
+def _written_as(ev: _Evidence, value: float, tol: float, kind: Kind) -> bool:
+    """Whether a source number near ``value`` may be of ``kind``: written so, or with no kind of its own (a
+    total worked out over a column counts as the column's)."""
+    i = bisect.bisect_left(ev.stated, value - tol)
+    if i >= len(ev.stated) or ev.stated[i] > value + tol:
+        return True  # only a statistic is near: its kind is its column's, which is not known
+    while i < len(ev.stated) and ev.stated[i] <= value + tol:
+        if ev.kinds.get(ev.stated[i], {None}) & {kind, None}:
+            return True
+        i += 1
+    return False
+
+
+def _derived(value: float, kind: Kind, tol: float, anchors: Sequence[tuple[float, Kind]]) -> bool:
     """Whether ``value`` is one step of arithmetic over figures the answer itself states and grounds
     (``anchors``, counts among them): a sum or difference, a ratio or product, a percentage or
     percentage change, a figure times or shared by a count. Operands the answer does not state do
-    not count: with a large result, almost any small number is some difference of two of its figures."""
-    pool = sorted(set(anchors))
+    not count: with a large result, almost any small number is some difference of two of its figures.
 
-    def near(target: float, slack: float) -> bool:  # the operands were rounded too: 1 % of the target
-        return _near(pool, target, max(slack, 0.01 * abs(target)))
+    The step must make sense and must matter: sums, differences and percentage changes are of figures
+    of one kind (no fare is a distance plus a duration; "48 hours" is no customer number 42 plus 7
+    days: a sum with a unit has an operand with that unit), a product or ratio keeps the kind of one
+    of its operands (a price times a count is a price), and a figure lost in the rounding of its
+    operand (40 as 48,000 minus 40) derives nothing."""
+    pool = sorted(anchors, key=lambda x: x[0])
+    values = [v for v, _k in pool]
 
-    for a in anchors:
+    def near(target: float, slack: float, step: str, ka: Kind, floor: float | None = None) -> bool:
+        slack = max(slack, 0.01 * abs(target))  # the operands were rounded too: 1 % of the target
+        if floor is not None and floor <= slack:
+            return False  # the step changes its operand by less than its rounding: it derives nothing
+        i = bisect.bisect_left(values, target - slack)
+        while i < len(pool) and values[i] <= target + slack:
+            if _fits(step, kind, ka, pool[i][1]):
+                return True
+            i += 1
+        return False
+
+    ratio = kind in (None, "percent")
+    for a, ka in anchors:
         if a == 0:
             continue
         size = abs(a)
-        if (near(value - a, tol) or near(a - value, tol) or near(value + a, tol)  # b ± a
-                or near(value * a, tol * size) or near(value / a, tol / size)  # b / a, b * a
-                or near(value * a / 100.0, tol * size / 100.0)  # value % of a
-                or near(a * (1 + value / 100.0), tol * size / 100.0)  # a grew by value %
-                or near(a * (1 - value / 100.0), tol * size / 100.0)):  # a fell by value %
-            return True
-    return len(anchors) > 2 and abs(sum(anchors) - value) <= tol * len(anchors)
+        if any(near(t, tol, "sum", ka, abs(value)) for t in (value - a, a - value, value + a)):
+            return True  # b ± a
+        if near(value * a, tol * size, "product", ka) or near(value / a, tol / size, "product", ka):
+            return True  # b / a, b * a
+        if ratio and near(value * a / 100.0, tol * size / 100.0, "share", ka):
+            return True  # value % of a
+        if ratio and any(near(a * (1 + sign * value / 100.0), tol * size / 100.0, "share", ka, abs(a * value / 100.0))
+                         for sign in (1, -1)):
+            return True  # a grew or fell by value %
+    return (len(anchors) > 2 and _alike(kind, *(k for _a, k in anchors))
+            and abs(sum(a for a, _k in anchors) - value) <= tol * len(anchors))
+
+
+def _fits(step: str, kind: Kind, ka: Kind, kb: Kind) -> bool:
+    """Whether a figure of ``kind`` can come of operands of kinds ``ka`` and ``kb`` by ``step``: a "sum" (or
+    difference) of one kind, with the figure's unit among its operands'; a "product" (or ratio) that keeps
+    an operand's kind or makes a rate of them; a "share" (a percentage of, a percentage change) of one kind."""
+    if step == "sum":
+        return _alike(kind, ka, kb) and kind in (None, ka, kb)
+    if step == "product":
+        return kind in (None, ka, kb) or _rate(kind, ka, kb)
+    return _alike(ka, kb)
+
+
+def _rate(kind: Kind, *operands: Kind) -> bool:
+    """Whether a figure of ``kind`` is a rate of its operands' kinds (a speed from a distance and a time)."""
+    return kind == "speed" and {"length", "duration"} <= set(operands)
 
 
 _FIGURE_AFTER = re.compile(r"\s?(?:%|percent|per ?cent|[a-z]{1,3}\b|°|degrees|hours?|minutes?|days?|weeks?|"
@@ -255,6 +410,8 @@ def _is_count(norm: str, start: int, options: Sequence[NumberMention]) -> bool:
                                                       "on", "is", "are", "new", "the", "a", "x"}
 
 
+_DECLARED_SCALE = re.compile(r"\b(?:in|usd|eur|gbp|cny|\$|€|£)\s?"
+                             r"(?:thousands|millions|billions|1000|1000000|1000000000)(?![\d,.]| of)")
 _PART_OF_DAY = re.compile(r"\b(?:morning|afternoon|evening|tonight|night|working day|workday)\b")
 
 
@@ -323,23 +480,38 @@ def ungrounded(task: Task, episode: Episode, text: str, allow: Sequence[Scalar] 
         if any(s <= m.start < e for s, e in phones):
             continue
         readings.setdefault(m.start, []).append(m)  # "150 m": 150 metres or 150 million, whichever has a source
-    anchors: list[float] = []
-    open_: list[tuple[str, list[NumberMention]]] = []
-    for start, options in readings.items():
-        first = options[0]
-        written = norm[start:max(m.end for m in options)]
-        if _is_count(norm, start, options) or any(find_in_normalised(written, a) for a in allowed):
-            anchors.append(first.value)
+    anchors: list[tuple[float, Kind]] = [(2.0, None)] if re.search(r"\bboth\b", norm) else []  # a count of two
+    open_: list[tuple[str, list[tuple[NumberMention, Kind]]]] = []
+    scaled = bool(_DECLARED_SCALE.search(norm))  # "USD billions" over a table: its figures are at that scale
+    durations = {(m.start, m.end) for m in duration_mentions(norm)}  # "46 h 35 min": 2795 minutes
+    covered = 0  # the end of the last grounded duration: its "35" is part of it, not a figure of its own
+    for start, options in sorted(readings.items()):
+        if start < covered:
             continue
-        direct = [m.value for m in options
-                  if _direct(m.value, _tolerance(norm, m), ev, norm, m.end, scaled=len(options) > 1)]
+        written = norm[start:max(m.end for m in options)]
+        minutes = {id(m): 1.0 if (m.start, m.end) in durations else _period(norm, m.end) for m in options}
+        kinds = [(m, _kind(norm, m, minutes[id(m)])) for m in options]
+        if _is_count(norm, start, options) or any(find_in_normalised(written, a) for a in allowed):
+            anchors.append((options[0].value, kinds[0][1]))
+            continue
+        direct = [(m, k) for m, k in kinds
+                  if _direct(m.value, _tolerance(norm, m), ev, norm, m.end, scaled=scaled or len(options) > 1,
+                             minutes=minutes[id(m)], kind=k)]
         if direct:
-            anchors += direct
+            anchors += [(m.value, k) for m, k in direct]
+            covered = max([covered] + [m.end for m, _k in direct if (m.start, m.end) in durations])
         else:
-            open_.append((written, options))
-    still = [(written, options) for written, options in open_
-             if not any(_derived(m.value, _tolerance(norm, m), anchors, ev) for m in options)]
-    parts = _parts_of_totals([options[0].value for _w, options in still], anchors)
+            open_.append((written, kinds))
+    while True:  # a derived figure grounds the next step ("3,600 for the room, so 2,016 for catering")
+        derived = [(written, kinds) for written, kinds in open_
+                   if any(_derived(m.value, k, _tolerance(norm, m), anchors) for m, k in kinds)]
+        if not derived:
+            break
+        for found in derived:
+            open_.remove(found)
+            anchors += [(m.value, k) for m, k in found[1]]
+    still = [(written, [m for m, _k in kinds]) for written, kinds in open_]
+    parts = _parts_of_totals([options[0].value for _w, options in still], [a for a, _k in anchors])
     problems += [f"the figure {written!r}" for written, options in still if options[0].value not in parts]
     for d in _scanned("date", norm, date_mentions):
         if not _date_grounded(d.value, d.month, d.day, ev) and not any(find_in_normalised(norm[d.start:d.end], a)

@@ -165,3 +165,22 @@ def converted_mentions(norm: str, value: float | int | str, unit: str, tol: floa
             if abs(m.value - expected) <= step / 2 + slack + 1e-9 * max(1.0, abs(expected)):
                 found.append(m)
     return found
+
+
+def sibling_factors(unit: str) -> tuple[tuple[float, float], ...]:
+    """How a number in ``unit`` reads in each unit of its quantity, itself included: (factor, offset) pairs
+    with ``x_unit * factor + offset = y_other`` ("°C": itself, °F and kelvin); () for no known unit."""
+    key = unit_key(unit)
+    if key is None or _to_base(key) is None:
+        return ()
+    return ((1.0, 0.0), *((a, b) for _other, a, b in _siblings(key)))
+
+
+def in_unit(value: float, unit: str, other: str) -> float | None:
+    """``value`` in ``unit`` expressed in ``other`` ("2.5 mi" in km: 4.02), or None across quantities."""
+    key, target = unit_key(unit), unit_key(other)
+    if key is None or target is None:
+        return None
+    if key == target:
+        return value
+    return next((value * a + b for name, a, b in _siblings(key) if name == target), None)
