@@ -42,7 +42,7 @@ REJECT_CLASSES = ("wrong_value", "wrong_item", "destructive_shortcut", "wrong_co
                   "hedged", "retracted", "ungrounded_figure", "weekday_mismatch", "duplicate_write")
 CLAIMS_CLASSES = ("numbers_in_words", "former_latter", "literal_list", "other_unit", "hedged", "retracted",
                   "ungrounded_figure", "weekday_mismatch", "duplicate_write")
-"""Classes about how an answer is read as claims (the held-out corpus in bench/heldout holds them)."""
+"""Classes about how an answer is read as claims (written blind, one writer per server group)."""
 ALTERNATIVES_DIR = Path(__file__).resolve().parents[1] / "bundled" / "tasks" / "alternatives"
 
 
