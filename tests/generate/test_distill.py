@@ -327,3 +327,14 @@ def test_a_stored_name_is_free_unless_the_goal_asks_for_it() -> None:
     assert free == {0: {"name"}, 1: {"result"}}
     asked = handles(calls, "Create A, compute matmul(A, A) stored as P and its inverse stored as P_inv.")
     assert asked == {0: {"name"}}
+
+
+def test_a_coined_phrase_may_say_more_in_between_but_keeps_its_words() -> None:
+    from mcptrials.generate.statediff import _chosen_equal
+
+    phrase = _chosen_equal("owns_dashboard_of")
+    assert all(matches(t, phrase) for t in ("owns dashboard of", "Owns-Dashboard-Of", "owns dashboard design of"))
+    assert not any(matches(t, phrase) for t in ("owns data model of", "owns not dashboard of", "owns dashboard",
+                                                "disowns dashboard of", "leads"))
+    pair = _chosen_equal("works_on")  # two words: separators only, as before
+    assert matches("Works on", pair) and not matches("works closely on", pair)
