@@ -429,7 +429,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     A value counts when a read result grounds it, the goal did not already give it, and it is
     what the goal asks about: a word naming it (its field in the results, or the words around
     it in the answer) is a content word of the goal; or it is a path (where something is).
-    Supporting details are left out: values in parentheses (unless every value named is one),
+    Supporting details are left out: values in parentheses (unless every value named is one and no write is checked),
     weekdays and dates the goal fixed itself, the end of a time range, magnitude words.
     When no value is named so and ``fallback``, the values of the first sentence that states any
     are taken.
@@ -473,6 +473,8 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
                 not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked):
             continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
+        if v.kind == "number" and _another_weather_quantity(keys, asked):
+            continue  # "will I need an umbrella?": the day's high beside the chance of rain is not asked
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
                                            wanted):
             named.append(v)
@@ -481,7 +483,9 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     main = [v for v in named if not _aside(v, answer)]
     if main:
         return main
-    if not grounded or not fallback:
+    if not fallback:  # the writes are checked: what the confirmation adds in parentheses is a detail of it
+        return []
+    if not grounded:
         return named
     grounded = [v for v in grounded if not _aside(v, answer)] or grounded  # what the answer says outside asides
     grounded = [v for v in grounded if not (v.kind == "number" and v.value in range(-9, 10))] or grounded
@@ -556,22 +560,36 @@ _ASKS_LATEST = re.compile(r"(?i)\b(?:latest|most recent|last|current)\s+(?:fisca
                           r"(?:year|quarter|period|fy)\b|\blast year\b")
 
 
-def _period(fact: Fact) -> tuple[int, int] | None:
-    """The period a fact is bound to by its label (fy2024, 2025-q3, q3 2025), as (year, quarter)."""
-    for label in fact.labels:
-        if (m := _PERIOD.match(label.strip().lower())) is not None:
+def _period(labels: list[Any]) -> tuple[int, int] | None:
+    """The period a fact's labels (or a code) name (fy2024, 2025-q3, q3 2025), as (year, quarter)."""
+    for label in labels:
+        if isinstance(label, str) and (m := _PERIOD.match(label.strip().lower())) is not None:
             return (int(m.group(1)), int(m.group(2) or 0)) if m.group(1) else (int(m.group(4)), int(m.group(3)))
     return None
 
 
-def _latest_period(facts: list[Fact], asked: str) -> list[Fact]:
+def _latest_period(facts: list[Fact], contains: list[Any], asked: str) -> tuple[list[Fact], list[Any]]:
     """Where the request asks for the latest period ("net income last year") and the answer gives a figure for
-    each of several periods, the latest period's figures: the earlier ones are context, not asked."""
-    periods = [_period(f) for f in facts]
+    each of several periods, the latest period's figures and name: the earlier ones are context, not asked."""
+    periods = [_period(f.labels) for f in facts]
     dated = [p for p in periods if p is not None]
     if len(dated) < 2 or not _ASKS_LATEST.search(asked):
-        return facts
-    return [f for f, p in zip(facts, periods, strict=True) if p is None or p == max(dated)]
+        return facts, contains
+    latest = max(dated)
+    return ([f for f, p in zip(facts, periods, strict=True) if p is None or p == latest],
+            [c for c in contains if (p := _period([c])) is None or p == latest])
+
+
+_NONE_OF = re.compile(r"^\s*(?:%\s*)?(?:chance|probability|risk|likelihood)\s+of\s+([a-z]+)|^\s+([a-z]+s)\b")
+
+
+def _zero_options(value: Value, answer: str) -> Any:
+    """A figure; a zero also as "no" and what it counts ("0% chance of rain": "no rain", "0 errors": "no
+    errors"), the way a correct answer says there is none."""
+    if value.kind != "number" or value.value != 0:
+        return value.value
+    m = _NONE_OF.match(normalise_text(answer, fold=False)[value.end:].lower())
+    return [value.value, f"no {m.group(1) or m.group(2)}"] if m else value.value
 
 
 def _as_options(options: Any) -> list[Any]:
@@ -624,6 +642,23 @@ def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
             if path and isinstance(path[-1], str) and "_" in path[-1] and not isinstance(leaf, bool)
             and isinstance(leaf, int | float) and values_equal(leaf, value)}
     return any(re.search(r"(?<![\w])" + re.escape(k) + r"(?![\w])", asked) for k in keys)
+
+
+_WEATHER_QUANTITIES = ({"rain", "raining", "rainy", "precipitation", "precip", "umbrella", "shower", "showers", "wet",
+                        "snow", "snowing"},
+                       {"temperature", "temp", "high", "low", "max", "min", "warm", "cold", "hot", "cool", "degrees",
+                        "highs", "lows", "warmest", "coldest", "coolest"},
+                       {"wind", "windy", "gust", "gusts", "breeze"})
+
+
+def _another_weather_quantity(keys: set[str], asked: str) -> bool:
+    """Whether a figure's own result field is one weather quantity (a high) while the request names another and
+    not this one ("the chance of rain", "will I need an umbrella"): read beside it, not asked. A request for
+    the forecast or the weather as such names none, and then every quantity is asked."""
+    words = set(re.findall(r"[a-z]+", asked.lower()))
+    named = [q for q in _WEATHER_QUANTITIES if words & q]
+    mine = [q for q in _WEATHER_QUANTITIES if keys & q]
+    return bool(named) and len(mine) == 1 and mine[0] not in named and not keys & words
 
 
 _HIGH_END = {"high", "highest", "max", "maximum", "warmest", "hottest", "warm", "hot", "peak"}
@@ -828,7 +863,8 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                     facts.append(_measured(Fact(label=names if unit in names else [*names, unit], value=v.value),
                                            unit))
             else:
-                contains.append(_date_options(v, answer, today, f"{goal}\n{prompt}") if kind == "date" else v.value)
+                contains.append(_date_options(v, answer, today, f"{goal}\n{prompt}") if kind == "date"
+                                else _zero_options(v, answer))
     titles = _title_parts([v for v in found if v.kind == "name"], answer, read_results)
     fragments = {v for group in titles for v in group}
     for v in found:
@@ -846,7 +882,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
     facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
-    facts = _latest_period(facts, asked)
+    facts, contains = _latest_period(facts, contains, asked)
     scale = _stated_scale(answer, year)
     if scale is not None:  # "USD millions: ... 9,959.2": also "$9.96 billion", "9959.2 million"
         contains = [_in_scales(x, scale) for x in contains]
