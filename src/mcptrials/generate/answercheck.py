@@ -651,12 +651,15 @@ _WEATHER_QUANTITIES = ({"rain", "raining", "rainy", "precipitation", "precip", "
                        {"wind", "windy", "gust", "gusts", "breeze"})
 
 
+_PLAIN_WORDS = {"high", "low", "max", "min"}
+
+
 def _another_weather_quantity(keys: set[str], asked: str) -> bool:
     """Whether a figure's own result field is one weather quantity (a high) while the request names another and
     not this one ("the chance of rain", "will I need an umbrella"): read beside it, not asked. A request for
     the forecast or the weather as such names none, and then every quantity is asked."""
     words = set(re.findall(r"[a-z]+", asked.lower()))
-    named = [q for q in _WEATHER_QUANTITIES if words & q]
+    named = [q for q in _WEATHER_QUANTITIES if words & q - _PLAIN_WORDS]  # "a high-speed train" names no weather
     mine = [q for q in _WEATHER_QUANTITIES if keys & q]
     return bool(named) and len(mine) == 1 and mine[0] not in named and not keys & words
 
