@@ -339,3 +339,90 @@ def test_a_figure_may_be_labelled_by_the_symbol_of_the_result_it_comes_from() ->
     assert _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | -5.20% |\n| MSFT | 5.17% |")
     assert not _judge(check, "| Ticker | Surprise |\n|---|---|\n| AAPL | 5.17% |\n| MSFT | -5.20% |")
     assert not _judge(check, "Apple +5.17%, Microsoft -5.2%.")
+
+
+def test_a_ratio_written_with_a_slash_labels_its_figure() -> None:
+    results = ['{"symbol": "MSFT", "price": 469.96, "trailing_pe": 33.57}']
+    check = answer_checkpoint("Microsoft: last price $469.96, trailing P/E 33.57.",
+                              "Get me Microsoft's price and trailing P/E.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "MSFT: price $469.96; P/E: 33.57.")
+    assert not _judge(check, "MSFT: price $33.57; P/E: 469.96.")
+
+
+def test_the_other_end_of_a_range_is_not_asked_but_the_end_asked_stays_bound() -> None:
+    results = ['{"date": "2026-01-16", "high": -1.1, "low": -10.3}']
+    answer = "Friday's low is -10.3°C, with a high of only -1.1°C."
+    low = answer_checkpoint(answer, "Report the low for Chicago on 2026-01-16.", "How cold will it get?", results, 2026)
+    assert low is not None
+    assert _judge(low, "It bottoms out at about -10.3 °C.") and _judge(low, "Low: -10.3 °C.")
+    assert not _judge(low, "Low: -1.1 °C. High: -10.3 °C.") and not _judge(low, "The low is -1.1 °C.")
+    both = answer_checkpoint(answer, "Report the high and the low for Chicago on 2026-01-16.", "", results, 2026)
+    assert both is not None and not _judge(both, "It bottoms out at about -10.3 °C.")
+
+
+def test_a_date_that_opens_a_period_may_be_given_by_its_month() -> None:
+    results = ['{"symbol": "AMZN", "interval": "1wk", "low": {"date": "2021-04-13", "value": 107.93}}']
+    check = answer_checkpoint("The lowest was $107.93, in the week of 13 April 2021.",
+                              "Get AMZN's 5y weekly history and report the low.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "The low was $107.93 in April 2021.") and _judge(check, "$107.93 on 2021-04-13")
+    assert not _judge(check, "The low was $107.93 in May 2021.")
+    exact = answer_checkpoint("The lowest was $107.93, on 13 April 2021.",
+                              "Get AMZN's 5y daily history and report the low.", "", results, 2026)
+    assert exact is not None and not _judge(exact, "The low was $107.93 in April 2021.")
+
+
+def test_a_date_a_figure_holds_as_of_is_not_asked_unless_when_is() -> None:
+    results = ['{"id": "2106.01147", "citation_count": 79, "mirrored_on": "2025-12-09"}']
+    answer = "The mirror's record shows 79 citations, as of when it was mirrored on 2025-12-09."
+    count = answer_checkpoint(answer, "Get the mirror record of the sparse routing paper.",
+                              "What citation count does the mirror have?", results, 2026)
+    assert count is not None and _judge(count, "Mirror citation count: 79.") and not _judge(count, "Citations: 97.")
+    when = answer_checkpoint(answer, "Get the mirror record of the sparse routing paper.",
+                             "How many citations, and as of when?", results, 2026)
+    assert when is not None and not _judge(when, "Mirror citation count: 79.")
+
+
+def test_fractional_hours_may_be_given_in_hours_and_minutes() -> None:
+    results = ['{"now": "2026-04-13T09:00:00+08:00"}', '{"train": "G3", "depart": "2026-04-15T07:35:00+08:00"}',
+               '{"hours": 46.5833}']
+    check = answer_checkpoint("G3 leaves in 46 hours 35 minutes, about 46.58 hours from now.",
+                              "Compute the hours until the 2026-04-15 departure.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "G3: 46 hours and 35 minutes from now.") and _judge(check, "G3: about 46.58 hours.")
+    assert not _judge(check, "G3: 46 hours and 53 minutes from now.") and not _judge(check, "G3: about 47 hours.")
+
+
+def test_only_the_latest_periods_figure_is_asked_when_the_request_asks_for_the_latest() -> None:
+    results = ['{"symbol": "GOOGL", "statements": [{"fiscal_year": "FY2025", "net_income": 97338.1}, '
+               '{"fiscal_year": "FY2024", "net_income": 86425.1}, {"fiscal_year": "FY2023", "net_income": 81933.8}]}']
+    answer = "Net income: FY2025 97,338.1; FY2024 86,425.1; FY2023 81,933.8 (USD millions)."
+    latest = answer_checkpoint(answer, "Report net income for the latest fiscal year.", "", results, 2026)
+    assert latest is not None
+    assert _judge(latest, "Net income for FY2025: $97,338.1 million.")
+    assert not _judge(latest, "Net income for FY2025: $86,425.1 million.")
+    every = answer_checkpoint(answer, "Report net income for each fiscal year.", "", results, 2026)
+    assert every is not None and not _judge(every, "Net income for FY2025: $97,338.1 million.")
+
+
+def test_a_request_about_rain_does_not_ask_for_the_temperature_and_none_may_be_said_in_words() -> None:
+    results = ['{"date": "2026-05-21", "high": 21.3, "low": 11.2, "precip_chance": 0, "precip_mm": 0}']
+    answer = "Tomorrow London is dry, with a 0% chance of rain and a high of 21.3°C."
+    rain = answer_checkpoint(answer, "Report the chance of rain in London tomorrow.", "Will I need an umbrella?",
+                             results, 2026)
+    assert rain is not None
+    assert _judge(rain, "No umbrella needed: no rain at all tomorrow.") and _judge(rain, "0% chance of rain.")
+    assert not _judge(rain, "There's a 40% chance of rain.")
+    weather = answer_checkpoint(answer, "Get the London forecast for tomorrow.", "What's the weather tomorrow?",
+                                results, 2026)
+    assert weather is not None and not _judge(weather, "No rain at all tomorrow.")
+
+
+def test_a_confirmations_asides_are_not_demanded_where_the_write_is_checked() -> None:
+    results = ['{"id": 16, "name": "Trail Bottle 1L", "sku": "BP-BOTTLE-1L", "price": 19.0}']
+    answer = "Done: order 1161 with 2 x Trail Bottle 1L (product 16, BP-BOTTLE-1L) at 19.00 EUR each."
+    goal = "Insert an order (id 1161) of two Trail Bottle 1L (product 16, 19.0 EUR)."
+    assert answer_checkpoint(answer, goal, "", results, 2026, fallback=False) is None
+    alone = answer_checkpoint(answer, goal, "", results, 2026)  # nothing else checks the task: the aside it is
+    assert alone is not None and not _judge(alone, "Done: order 1161, 2 x Trail Bottle 1L.")

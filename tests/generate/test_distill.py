@@ -327,3 +327,34 @@ def test_a_stored_name_is_free_unless_the_goal_asks_for_it() -> None:
     assert free == {0: {"name"}, 1: {"result"}}
     asked = handles(calls, "Create A, compute matmul(A, A) stored as P and its inverse stored as P_inv.")
     assert asked == {0: {"name"}}
+
+
+def test_a_coined_phrase_may_say_more_in_between_but_keeps_its_words() -> None:
+    from mcptrials.generate.statediff import _chosen_equal
+
+    phrase = _chosen_equal("owns_dashboard_of")
+    assert all(matches(t, phrase) for t in ("owns dashboard of", "Owns-Dashboard-Of", "owns dashboard design of"))
+    assert not any(matches(t, phrase) for t in ("owns data model of", "owns not dashboard of", "owns dashboard",
+                                                "disowns dashboard of", "leads"))
+    pair = _chosen_equal("works_on")  # two words: separators only, as before
+    assert matches("Works on", pair) and not matches("works closely on", pair)
+
+
+def test_a_destructive_tool_that_names_no_item_is_a_minefield_even_where_the_task_writes() -> None:
+    from mcptrials.generate.distill import minefields
+    from mcptrials.model import ToolInfo
+
+    def tool(name: str, **props: str) -> ToolInfo:
+        return ToolInfo(server="shopdb", name=name, input_schema={
+            "type": "object", "properties": {k: {"type": t} for k, t in props.items()}})
+
+    tools = {"shopdb__reset_database": tool("reset_database", confirm="boolean"),
+             "shopdb__delete_order": tool("delete_order", order_id="integer"),
+             "shopdb__write_query": tool("write_query", query="string")}
+    insert = _Call(position=0, name="shopdb__write_query", server="shopdb", args={"query": "INSERT ..."},
+                   raw_args={"query": "INSERT ..."}, result="{}", write=True)
+    mined = {m.tools[0] for m in minefields([insert], tools)}
+    assert "shopdb__reset_database" in mined and "shopdb__delete_order" not in mined
+    reset = _Call(position=1, name="shopdb__reset_database", server="shopdb", args={"confirm": True},
+                  raw_args={"confirm": True}, result="{}", write=True)
+    assert "shopdb__reset_database" not in {m.tools[0] for m in minefields([reset, insert], tools)}

@@ -69,3 +69,14 @@ def test_a_reworded_answer_keeps_every_value_in_another_format() -> None:
     text = reworded(answer, 2026)
     assert "20 April 2026" in text and "2,400" in text and "10:00 am" in text
     assert text.index("2,400") < text.index("20 April")  # sentences reordered
+
+
+async def test_a_task_whose_only_checked_figure_is_a_zero_keeps_its_read_and_gets_a_wrong_answer() -> None:
+    source = bundled("weather-001")  # "0% chance of rain": the high beside it is not asked
+    task = distill(draft_of(source), await reference_trace(source))
+    [answer] = [c for c in task.spec.checkpoints if isinstance(c, ValueCheckpoint)]
+    assert answer.contains == [[0, "no rain"]] and not answer.facts
+    assert [s.tool for s in task.reference] and all(s.tool.startswith("weather__") for s in task.reference)
+    result = await validate(task, bundled_servers())
+    assert result.passed, result.reasons
+    assert "gen-wrong-value" in {a.id for a in result.alternatives}

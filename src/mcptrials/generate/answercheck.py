@@ -42,7 +42,7 @@ _INSTRUCTION_WORDS = {"report", "tell", "give", "show", "list", "find", "get", "
 _SYNONYMS = {"actual": ["actual", "reported", "came in", "delivered"],
              "estimated": ["estimat", "expect", "consensus", "forecast", "analyst"],
              "expected": ["estimat", "expect", "consensus", "forecast", "analyst"],
-             "high": ["high", "max", "warmest"], "low": ["low", "min", "coolest", "coldest"],
+             "high": ["high", "max", "warmest", "peak"], "low": ["low", "min", "coolest", "coldest", "bottom"],
              "arrival": ["arriv", "gets in", "reach"], "arrive": ["arriv", "gets in", "reach"],
              "departure": ["depart", "leav"], "depart": ["depart", "leav"],
              "open": ["open"], "close": ["clos"], "previous": ["previous", "prior", "last"],
@@ -116,10 +116,11 @@ def _context(value: Value, answer: str) -> set[str]:
     norm = normalise_text(answer, fold=False)
     before = re.split(r"[.;!?\n(]", norm[:value.start])[-1].lower()
     after = re.split(r"[.;!?\n,)]", norm[value.end:])[0].lower()
-    words = [w for w in re.findall(r"[a-z]+", before) if w not in _LABEL_STOP and len(w) >= 3]
+    words = [w for w in re.findall(r"[a-z]+(?:/[a-z]+)?", before) if w not in _LABEL_STOP and len(w) >= 3]
     first = re.findall(r"[a-z%]+", after)[:1]  # only a word right after the value names it ("4.15 expected")
     nxt = [w for w in first if w not in _LABEL_STOP and len(w) >= 3]
-    return set(words[-1:]) | set(nxt)
+    lead = words[-2:] if words and "/" in words[-1] else words[-1:]  # "trailing P/E 33.57": P/E names it alone
+    return set(lead) | set(nxt)
 
 
 def _clause_words(value: Value, answer: str) -> set[str]:
@@ -364,7 +365,7 @@ def _incidental(value: Value, answer: str, goal: str, today: date | None) -> boo
     if value.kind == "weekday":
         return not asks_day
     if value.kind == "date":
-        return not asks_day and value.value in _goal_dates(goal, today)
+        return not asks_day and (value.value in _goal_dates(goal, today) or _as_of(value, answer, goal))
     if value.kind == "time":
         return bool(_RANGE_END.search(normalise_text(answer, fold=False)[max(0, value.start - 12):value.start]))
     if value.kind == "number":
@@ -372,6 +373,17 @@ def _incidental(value: Value, answer: str, goal: str, today: date | None) -> boo
             return scale_word(value, answer)  # "per thousand"
         return not re.search(r"\d", value.text)
     return False
+
+
+_AS_OF = re.compile(r"(?i)\bas (?:of|at)\b[^.;:!?\n]{0,40}$")
+_ASKS_WHEN = re.compile(r"(?i)\bwhen\b|\bdates?\b|\bas (?:of|at)\b|\bhow (?:old|recent)\b|\bupdated\b")
+
+
+def _as_of(value: Value, answer: str, asked: str) -> bool:
+    """Whether a date only says when a figure held ("79 citations, as of 2025-12-09"): a qualifier of the
+    figure, not asked unless the request asks when."""
+    norm = normalise_text(answer, fold=False)
+    return bool(_AS_OF.search(norm[max(0, value.start - 60):value.start])) and not _ASKS_WHEN.search(asked)
 
 
 def _the_clock(value: Value, asked: str, now: datetime | None) -> bool:
@@ -418,7 +430,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     A value counts when a read result grounds it, the goal did not already give it, and it is
     what the goal asks about: a word naming it (its field in the results, or the words around
     it in the answer) is a content word of the goal; or it is a path (where something is).
-    Supporting details are left out: values in parentheses (unless every value named is one),
+    Supporting details are left out: values in parentheses (unless every value named is one and no write is checked),
     weekdays and dates the goal fixed itself, the end of a time range, magnitude words.
     When no value is named so and ``fallback``, the values of the first sentence that states any
     are taken.
@@ -462,6 +474,8 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
                 not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked):
             continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
+        if v.kind == "number" and _another_weather_quantity(keys, asked):
+            continue  # "will I need an umbrella?": the day's high beside the chance of rain is not asked
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
                                            wanted):
             named.append(v)
@@ -470,7 +484,9 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
     main = [v for v in named if not _aside(v, answer)]
     if main:
         return main
-    if not grounded or not fallback:
+    if not fallback:  # the writes are checked: what the confirmation adds in parentheses is a detail of it
+        return []
+    if not grounded:
         return named
     grounded = [v for v in grounded if not _aside(v, answer)] or grounded  # what the answer says outside asides
     grounded = [v for v in grounded if not (v.kind == "number" and v.value in range(-9, 10))] or grounded
@@ -526,6 +542,57 @@ def _in_scales(value: Any, scale: int) -> Any:
     return [value, *(round(full / s, 6) for s in (1, *_SCALES) if s != scale)]
 
 
+_PERIOD_START = re.compile(r"(?i)\b(?:week|month)\s+(?:of|beginning|starting|from)\s+(?:the\s+)?$")
+
+
+def _date_options(value: Value, answer: str, today: date | None, asked: str) -> Any:
+    """A date as a correct answer may state it; one that only opens a period ("the week of 13 April 2021", a
+    weekly bar) also by its month ("April 2021"), which another bar size dates it by."""
+    options = day_options(value.value, today, asked)
+    if not _PERIOD_START.search(normalise_text(answer, fold=False)[max(0, value.start - 30):value.start]):
+        return options
+    day = date.fromisoformat(str(value.value))
+    month = _MONTH_NAMES[day.month - 1]
+    return list(dict.fromkeys([*_as_options(options), f"{month} {day.year}", f"{month[:3]} {day.year}"]))
+
+
+_PERIOD = re.compile(r"^(?:fy\s?)?(\d{4})(?:[-\s]?q([1-4]))?$|^q([1-4])[-\s]?(\d{4})$")
+_ASKS_LATEST = re.compile(r"(?i)\b(?:latest|most recent|last|current)\s+(?:fiscal\s+|financial\s+|reported\s+)?"
+                          r"(?:year|quarter|period|fy)\b|\blast year\b")
+
+
+def _period(labels: list[Any]) -> tuple[int, int] | None:
+    """The period a fact's labels (or a code) name (fy2024, 2025-q3, q3 2025), as (year, quarter)."""
+    for label in labels:
+        if isinstance(label, str) and (m := _PERIOD.match(label.strip().lower())) is not None:
+            return (int(m.group(1)), int(m.group(2) or 0)) if m.group(1) else (int(m.group(4)), int(m.group(3)))
+    return None
+
+
+def _latest_period(facts: list[Fact], contains: list[Any], asked: str) -> tuple[list[Fact], list[Any]]:
+    """Where the request asks for the latest period ("net income last year") and the answer gives a figure for
+    each of several periods, the latest period's figures and name: the earlier ones are context, not asked."""
+    periods = [_period(f.labels) for f in facts]
+    dated = [p for p in periods if p is not None]
+    if len(dated) < 2 or not _ASKS_LATEST.search(asked):
+        return facts, contains
+    latest = max(dated)
+    return ([f for f, p in zip(facts, periods, strict=True) if p is None or p == latest],
+            [c for c in contains if (p := _period([c])) is None or p == latest])
+
+
+_NONE_OF = re.compile(r"^\s*(?:%\s*)?(?:chance|probability|risk|likelihood)\s+of\s+([a-z]+)|^\s+([a-z]+s)\b")
+
+
+def _zero_options(value: Value, answer: str) -> Any:
+    """A figure; a zero also as "no" and what it counts ("0% chance of rain": "no rain", "0 errors": "no
+    errors"), the way a correct answer says there is none."""
+    if value.kind != "number" or value.value != 0:
+        return value.value
+    m = _NONE_OF.match(normalise_text(answer, fold=False)[value.end:].lower())
+    return [value.value, f"no {m.group(1) or m.group(2)}"] if m else value.value
+
+
 def _as_options(options: Any) -> list[Any]:
     return options if isinstance(options, list) else [options]
 
@@ -578,11 +645,57 @@ def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
     return any(re.search(r"(?<![\w])" + re.escape(k) + r"(?![\w])", asked) for k in keys)
 
 
+_WEATHER_QUANTITIES = ({"rain", "raining", "rainy", "precipitation", "precip", "umbrella", "shower", "showers", "wet",
+                        "snow", "snowing"},
+                       {"temperature", "temp", "high", "low", "max", "min", "warm", "cold", "hot", "cool", "degrees",
+                        "highs", "lows", "warmest", "coldest", "coolest"},
+                       {"wind", "windy", "gust", "gusts", "breeze"})
+
+
+_PLAIN_WORDS = {"high", "low", "max", "min"}
+
+
+def _another_weather_quantity(keys: set[str], asked: str) -> bool:
+    """Whether a figure's own result field is one weather quantity (a high) while the request names another and
+    not this one ("the chance of rain", "will I need an umbrella"): read beside it, not asked. A request for
+    the forecast or the weather as such names none, and then every quantity is asked."""
+    words = set(re.findall(r"[a-z]+", asked.lower()))
+    named = [q for q in _WEATHER_QUANTITIES if words & q - _PLAIN_WORDS]  # "a high-speed train" names no weather
+    mine = [q for q in _WEATHER_QUANTITIES if keys & q]
+    return bool(named) and len(mine) == 1 and mine[0] not in named and not keys & words
+
+
+_HIGH_END = {"high", "highest", "max", "maximum", "warmest", "hottest", "warm", "hot", "peak"}
+_LOW_END = {"low", "lowest", "min", "minimum", "coldest", "coolest", "cold", "cool"}
+
+
+def _other_extreme(value: Value, asked: str, docs: list[Any]) -> bool:
+    """Whether a value's own result field is one end of a range (a high) while the request names only the
+    other end ("report the low", "how cold will it get"): given beside what was asked, not asked itself."""
+    keys = _keys_of(value, docs)[0]
+    words = set(re.findall(r"[a-z]+", asked.lower()))
+    return any(keys & mine and not keys & other and words & other and not words & mine
+               for mine, other in ((_HIGH_END, _LOW_END), (_LOW_END, _HIGH_END)))
+
+
 def _measured(fact: Fact, unit: str | None) -> Fact:
     """A fact with the unit the explorer gave it, which a measurement may be rounded to ("311 km" for 311.3 km)."""
     value = fact.values[0]
     whole = unit is not None and isinstance(value, float) and abs(value) >= 10
     return fact.model_copy(update={"unit": unit, "tol": 0.5 if whole else fact.tol})
+
+
+def _hours_and_minutes(value: Any, unit: str) -> list[str]:
+    """A fractional number of hours as a correct answer may write it in hours and whole minutes ("46 hours
+    35 minutes" for 46.5833 h); none for whole hours or a fraction that is no whole number of minutes."""
+    if unit_key(unit) != "h" or isinstance(value, bool) or not isinstance(value, float) or value < 1:
+        return []
+    hours, minutes = int(value), (value - int(value)) * 60
+    if abs(minutes - round(minutes)) > 0.05 or round(minutes) in {0, 60}:
+        return []
+    h, m = hours, round(minutes)
+    return [f"{h} hours {m} minutes", f"{h} hours and {m} minutes", f"{h} hours, {m} minutes", f"{h} h {m} min",
+            f"{h}h {m}m", f"{h}h {m}min", f"{h} hrs {m} mins", f"{h} hours {m} mins", f"{h} hours and {m} mins"]
 
 
 def _names_a_unit(text: str, names: list[str]) -> bool:
@@ -728,6 +841,11 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             quantity = {v: tuple(quantity_names(_unit_in(answer, v.value) or "")) for v in swappable}
             swappable = [v for v in swappable if sum(q == quantity[v] for q in quantity.values()) >= 2]
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
+        unasked = [v for v in swappable if bound and _other_extreme(v, f"{goal}\n{prompt}", docs)]
+        if bound and len(unasked) < len(swappable):  # "report the low": the high beside it is the other end of
+            bound = [f for f, v in zip(bound, swappable, strict=True) if v not in unasked]  # it, not asked
+        else:
+            unasked = []
         prose = _prose_swappable(group, answer, read_results, docs) if kind == "number" and not bound else []
         if len(prose) >= 2:  # values read in a paper's text: bound to the words that lead up to each
             swappable = list(dict.fromkeys([*swappable, *prose]))
@@ -735,10 +853,12 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
         if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
             facts += [_measured(f, _unit_in(answer, f.value)) if kind == "number" else f for f in bound]
         for v in group:
-            if bound and v in swappable:
+            if (bound and v in swappable) or v in unasked:
                 continue
             unit = _unit_in(answer, v.value) if kind == "number" else None
-            if unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
+            if unit is not None and (clock := _hours_and_minutes(v.value, unit)):
+                contains.append([v.value, *clock])  # 46.5833 h: "46 hours and 35 minutes" is the same span
+            elif unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
                 names = quantity_names(unit)
                 if _names_a_unit(f"{goal}\n{prompt}", names):  # "what's that in km/h": in that unit, no other
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
@@ -747,7 +867,8 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                     facts.append(_measured(Fact(label=names if unit in names else [*names, unit], value=v.value),
                                            unit))
             else:
-                contains.append(day_options(v.value, today, f"{goal}\n{prompt}") if kind == "date" else v.value)
+                contains.append(_date_options(v, answer, today, f"{goal}\n{prompt}") if kind == "date"
+                                else _zero_options(v, answer))
     titles = _title_parts([v for v in found if v.kind == "name"], answer, read_results)
     fragments = {v for group in titles for v in group}
     for v in found:
@@ -765,6 +886,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     asked = f"{goal}\n{prompt}"
     facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
     facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
+    facts, contains = _latest_period(facts, contains, asked)
     scale = _stated_scale(answer, year)
     if scale is not None:  # "USD millions: ... 9,959.2": also "$9.96 billion", "9959.2 million"
         contains = [_in_scales(x, scale) for x in contains]

@@ -384,7 +384,16 @@ def minefields(calls: list[_Call], tools: dict[str, ToolInfo], request: str = ""
                                      description=f"{name} on an item the task is about"))
         elif not wrote:
             out.append(Minefield(tools=[name], description=f"{name}: the task changes nothing"))
+        elif _wipes_everything(props):
+            out.append(Minefield(tools=[name], description=f"{name}: destroys everything, not only what the task"
+                                                           " changes"))
     return out
+
+
+def _wipes_everything(props: dict[str, Any]) -> bool:
+    """Whether a destructive tool names no item at all (reset_database(confirm)): it acts on the whole store,
+    so a task that writes only some items never needs it."""
+    return all(isinstance(p, dict) and p.get("type") == "boolean" for p in props.values())
 
 
 # --------------------------------------------------------------------------- reference and complexity
@@ -423,7 +432,9 @@ def complexity(calls: list[_Call], deps: dict[int, set[int]]) -> Complexity:
                       branching=max(0, max(fan.values(), default=0) - 1))
 
 
-def _checked_values(checkpoints: list[Any]) -> list[Any]:
+def _checked_values(checkpoints: list[Any], every: bool = False) -> list[Any]:
+    """The values the checkpoints check; only those specific enough to show where they came from unless
+    ``every`` (a small figure, "0% chance of rain", is all an answer check may have)."""
     out: list[Any] = []
     for cp in checkpoints:
         if isinstance(cp, ValueCheckpoint):
@@ -440,7 +451,8 @@ def _checked_values(checkpoints: list[Any]) -> list[Any]:
             for m in cp.must_match.values():
                 value = getattr(m, m.kind)
                 out += value if isinstance(value, list) else [value]
-    return [v for v in out if isinstance(v, str | int | float) and not isinstance(v, bool) and _significant(v)]
+    return [v for v in out if isinstance(v, str | int | float) and not isinstance(v, bool)
+            and (every or _significant(v))]
 
 
 # --------------------------------------------------------------------------- the whole distillation
@@ -508,7 +520,8 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")
     deps = dependencies(calls, goal)
     order = [(effects[i], effects[j]) for j in effects for i in sorted(deps.get(j, set())) if i in effects]
-    reference = _needed(calls, deps, _checked_values(checkpoints))
+    reference = _needed(calls, deps, _checked_values(checkpoints)) or \
+        _needed(calls, deps, _checked_values(checkpoints, every=True))  # the read that says "0%" is needed too
     spec = TaskSpec(checkpoints=checkpoints, minefields=minefields(calls, trace.tools, asked),
                     partial_order=order, complexity=complexity(reference, deps))
     return Task(

@@ -88,8 +88,14 @@ def _chosen_equal(value: Any) -> Matcher:
         return Matcher(equals=value)
     if isinstance(value, str) and _IDENTIFIER.fullmatch(value.strip()):
         words = re.split(r"[_-]", value.strip())
-        return Matcher(regex=r"^\s*" + r"[\s_-]*".join(re.escape(w) for w in words) + r"\s*$", case="insensitive")
+        gap = _PHRASE_GAP if len(words) >= 3 else r"[\s_-]*"
+        return Matcher(regex=r"^\s*" + gap.join(re.escape(w) for w in words) + r"\s*$", case="insensitive")
     return Matcher(equals=value, case="insensitive")
+
+
+_PHRASE_GAP = r"(?:[\s_-]+(?!(?:not|no|non|never|without)(?:[\s_-]|$))[a-z]+){0,2}[\s_-]*"
+"""Between the words of a coined phrase of three or more (owns_dashboard_of): up to two more words that only
+specify it ("owns dashboard design of"), never a negation; the phrase's own words stay, in their order."""
 
 
 def _id_argument(name: str) -> bool:

@@ -194,7 +194,9 @@ def make_alternatives(task: Task, episode: Episode, tools: Mapping[str, ToolInfo
     required = {str(v).casefold() for v in _answer_values(task)}
     if required:
         stated = {str(v.value).casefold() for v in values_in(answer, year=year)}
-        for value in values_in(answer, year=year):
+        plain = values_in(answer, year=year)
+        small = [v for v in values_in(answer, year=year, small=True) if v not in plain]  # "0% chance of rain"
+        for value in [*plain, *small]:  # a small figure only when no other is checked
             if str(value.value).casefold() not in required:
                 continue
             decoy = _decoy(value.value, value.kind, pool, required | stated)
