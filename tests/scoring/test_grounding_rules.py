@@ -23,6 +23,9 @@ TICKER = [[{"tool": "finance__get_tickers_info", "args": {"symbols": ["MSFT"]}}]
 INCOME = [[{"tool": "finance__get_financials", "args": {"symbol": "MSFT", "statement": "income"}}]]
 PHARMACY = [[{"tool": "maps__geocode", "args": {"address": "Chengdu East Railway Station"}}],
             [{"tool": "maps__search_places", "args": {"query": "pharmacy", "city": "Chengdu", "type": "pharmacy"}}]]
+EXPORT = [[{"tool": "calendar__export_events",
+            "args": {"path": "exports/week.ics", "start_date": "2026-04-13", "end_date": "2026-04-17"}}],
+          [{"tool": "files__get_file_info", "args": {"path": "exports/week.ics"}}]]  # 15 events, 2,705 bytes
 
 
 def _states(value: float, *labels: str) -> dict[str, Any]:
@@ -37,6 +40,8 @@ TASKS: dict[str, dict[str, Any]] = {
                "spec": _states(484.84, "close")},
     "income": {"prompt": "What was Microsoft's net income last year?", "servers": ["finance"],
                "spec": _states(104004.8, "net income")},
+    "export": {"prompt": "Export my events for 13-17 April to exports/week.ics: how many, and how big is the file?",
+               "servers": ["calendar", "files"], "spec": _states(15, "events"), "now": "2026-04-13T09:00:00+08:00"},
     "pharmacy": {"prompt": "I'm at Chengdu East railway station: where is the nearest pharmacy?",
                  "servers": ["maps"], "spec": _states(298, "road")},
 }
@@ -48,6 +53,11 @@ def _alt(task: str, name: str, expect: str, answer: str, turns: Any) -> Alternat
 
 
 CASES = [
+    # a size in KB may be read as 1,000 or 1,024 bytes (2,705 bytes: 2.7 KB or 2.6 KiB), never as another size
+    _alt("export", "kb-read-as-1024-bytes", "accept",
+         "Exported 15 events to exports/week.ics; the file is 2,705 bytes (about 2.6 KB).", EXPORT),
+    _alt("export", "kb-read-as-1000-bytes", "accept", "Exported 15 events; the file is about 2.7 KB.", EXPORT),
+    _alt("export", "kb-of-no-source", "reject", "Exported 15 events; the file is about 3.4 KB.", EXPORT),
     # a period is grounded by a period or the span between two stated times, not by converting any number
     _alt("forecast", "span-between-two-times", "accept",
          "Wednesday: rain, high 29.7 °C; sunrise 05:03, sunset 19:04, so about 14 hours of daylight.", FORECAST),
@@ -107,7 +117,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def verdicts() -> dict[str, tuple[bool | None, str]]:
-    tasks = [Task.model_validate({"id": t, "now": NOW, **spec}) for t, spec in TASKS.items()]
+    tasks = [Task.model_validate({"id": t, "now": NOW, **spec}) for t, spec in TASKS.items()]  # a task's own "now" wins
     results = anyio.run(play, bundled_servers(), tasks, CASES)
     return {f"{r.task_id}/{r.alt_id}": (r.accepted, r.detail) for r in results}
 

@@ -167,13 +167,19 @@ def converted_mentions(norm: str, value: float | int | str, unit: str, tol: floa
     return found
 
 
+_BINARY_READING = {"kb": "kib", "mb": "mib", "gb": "gib"}
+"""Data units whose everyday use is either decimal or binary: a number in one may be read in its twin."""
+
+
 def sibling_factors(unit: str) -> tuple[tuple[float, float], ...]:
     """How a number in ``unit`` reads in each unit of its quantity, itself included: (factor, offset) pairs
     with ``x_unit * factor + offset = y_other`` ("°C": itself, °F and kelvin); () for no known unit."""
     key = unit_key(unit)
     if key is None or _to_base(key) is None:
         return ()
-    return ((1.0, 0.0), *((a, b) for _other, a, b in _siblings(key)))
+    pairs = ((1.0, 0.0), *((a, b) for _other, a, b in _siblings(key)))
+    twin = _BINARY_READING.get(key)  # "2.6 KB" for 2,705 bytes: KB read as 1,024 bytes, as file managers do
+    return pairs if twin is None else (*pairs, *((a, b) for other, a, b in _siblings(twin) if other != key))
 
 
 def in_unit(value: float, unit: str, other: str) -> float | None:

@@ -314,20 +314,27 @@ def _alert_kinds(day: dict[str, Any]) -> list[int]:
     return kinds
 
 
+_ALERT_DAYS = 3
+"""How many days, today included, the weather warnings cover."""
+
+
 @mcp.tool()
 def get_alerts(location: str) -> dict[str, Any]:
     """Active and upcoming weather warnings for a location over the next three days."""
     loc = _resolve(location)
     start = _local_now(loc).date()
     alerts = []
-    for offset in range(3):
+    for offset in range(_ALERT_DAYS):
         day = _simulate_day(loc, start + timedelta(days=offset))
         for kind in _alert_kinds(day):
             event, severity, text = ALERT_RULES[kind]
             alerts.append({"id": f"WX-{loc['id'][3:].upper()}-{day['date'].replace('-', '')}-{kind}",
                            "event": event, "severity": severity, "day": day["date"],
                            "description": text.format(**day)})
-    return {"location": _label(loc), "location_id": loc["id"], "count": len(alerts), "alerts": alerts}
+    window = {"from": start.isoformat(), "to": (start + timedelta(days=_ALERT_DAYS - 1)).isoformat(),
+              "days": _ALERT_DAYS}  # the result says the period it covers, not only the tool's description
+    return {"location": _label(loc), "location_id": loc["id"], "window": window, "count": len(alerts),
+            "alerts": alerts}
 
 
 @mcp.tool()
