@@ -300,20 +300,30 @@ def _counterpart(line: str, gone: list[str]) -> str | None:
     return best
 
 
-def _edited_line_facts(before: str, after: str, grounded: list[Any], goal: str, year: int | None) -> list[Fact]:
-    """In an edit of an existing list (a task file), the date or figure a changed line holds bound to the goal's
-    words for that line's item: the new due date on the NDA task must not land on the invoice task. Words that
-    other lines holding a value of that kind share are no label."""
+def _line_edit(before: str, after: str) -> tuple[list[str], list[int], list[str]] | None:
+    """An edit of an existing list as lines: the new text's lines, the indexes of those the write added or
+    changed, and the old lines it removed; None for a new text, no change, or more than a few lines changed."""
     if not before.strip():
-        return []
+        return None
     old_lines = set(before.splitlines())
     lines = after.splitlines()
     changed = [i for i, line in enumerate(lines) if line not in old_lines and line.strip()]
     if not changed or len(changed) > KEPT_LINES:
+        return None
+    kept = set(lines)
+    return lines, changed, [line for line in before.splitlines() if line not in kept]
+
+
+def _edited_line_facts(before: str, after: str, grounded: list[Any], goal: str, year: int | None) -> list[Fact]:
+    """In an edit of an existing list (a task file), the date or figure a changed line holds bound to the goal's
+    words for that line's item: the new due date on the NDA task must not land on the invoice task. Words that
+    other lines holding a value of that kind share are no label."""
+    edit = _line_edit(before, after)
+    if edit is None:
         return []
+    lines, changed, gone = edit
     goal_words = set(_WORD.findall(goal.lower())) - _CALENDAR_WORDS
     found = [[v for v in values_in(line, year=year) if v.kind in {"date", "time", "number"}] for line in lines]
-    gone = [line for line in before.splitlines() if line not in set(lines)]
     facts: list[Fact] = []
     for i in changed:
         was = _counterpart(lines[i], gone)
@@ -336,14 +346,10 @@ def _new_item_facts(before: str, after: str, grounded: list[Any], goal: str, yea
     due 2026-04-17" beside an older "Pay Ledgerly ... due 2026-04-13" still binds "ledgerly" to the new date,
     since the older line states another. Only where the edit rule found no label; each fact is a reading of
     its own (the line's other facts use the same words). Kept only where the text itself reads so."""
-    if not before.strip():
+    edit = _line_edit(before, after)
+    if edit is None:
         return []
-    old_lines = set(before.splitlines())
-    lines = after.splitlines()
-    changed = [i for i, line in enumerate(lines) if line not in old_lines and line.strip()]
-    if not changed or len(changed) > KEPT_LINES:
-        return []
-    gone = [line for line in before.splitlines() if line not in set(lines)]
+    lines, changed, gone = edit
     goal_words = set(_WORD.findall(goal.lower())) - _CALENDAR_WORDS
     found = [[v for v in values_in(line, year=year) if v.kind in {"date", "time"}] for line in lines]
     out: list[Fact] = []
