@@ -104,6 +104,32 @@ def test_a_superlative_question_keeps_the_explorers_pick() -> None:
     assert not check_conclusion(cp, "Beijing 58, Mumbai 85, Cairo 150. Mumbai is the worst.").passed
 
 
+_TRAINS = {"stations": {"IFP": "Beijing Chaoyang", "VAB": "Harbin West"},
+           "trains": [{"train_no": "G901", "from_station": "IFP", "duration": "4h 27m",
+                       "stops": [{"station": "Shenyang North"}, {"station": "Changchun West"}]},
+                      {"train_no": "G905", "from_station": "IFP", "duration": "4h 35m", "stops": []},
+                      {"train_no": "G903", "from_station": "IFP", "duration": "4h 36m", "stops": []}]}
+
+
+def test_the_superlative_a_request_names_is_checked_against_the_other_records_of_the_results() -> None:
+    results = [json.dumps(_TRAINS)]
+    cp = superlative("I'm taking the fastest train from Beijing to Harbin on Saturday. When does it arrive?",
+                     "The fastest train on Saturday is G901, leaving Beijing Chaoyang at 06:40, via Shenyang North.",
+                     results, [_TRAINS], 2026)
+    assert cp is not None and cp.holds == ["G901"] and cp.options == ["G901", "G905", "G903"]
+    assert check_conclusion(cp, "G901 (4h 27m), G905 (4h 35m), G903 (4h 36m): G901 is the quickest.").passed
+    assert check_conclusion(cp, "The fastest is G901; it stops at Shenyang North on the way.").passed
+    assert not check_conclusion(cp, "G901 takes 4h 27m and G905 4h 35m. The fastest is G905.").passed
+
+
+def test_a_superlative_the_request_does_not_ask_for_is_no_conclusion() -> None:
+    results = [json.dumps(_TRAINS)]
+    assert superlative("When does the train G901 arrive in Harbin? Get the latest timetable.",
+                       "G901 is the fastest and arrives at 11:07.", results, [_TRAINS], 2026) is None
+    assert superlative("Book me the fastest train to Harbin.", "I booked a train to Harbin for you.",
+                       results, [_TRAINS], 2026) is None
+
+
 def test_a_which_question_rejects_an_item_the_selection_left_out() -> None:
     results = [json.dumps({"files": [{"path": "notes/kickoff.md", "size": 410}, {"path": "notes/budget.md", "size": 95},
                                      {"path": "notes/travel.md", "size": 230}, {"path": "notes/old.md", "size": 12}]})]

@@ -28,8 +28,13 @@ _OPPOSITES = {"open": ["closed", "shut"], "available": ["unavailable", "sold out
               "rain": ["dry", "no rain"], "raining": ["dry", "no rain"], "seats": ["sold out", "no seats", "full"],
               "late": ["on time"], "delayed": ["on time"], "cancelled": ["running", "on time"]}
 _SUPERLATIVE = re.compile(r"(?i)\bwhich\b[^?.!]*?\b(best|worst|most\s+\w+|least\s+\w+|fewest|\w{3,}est)\b")
+_THE_SUPERLATIVE = re.compile(r"(?i)\bthe\s+(best|worst|most\s+\w+|least\s+\w+|fewest|\w{3,}est)\b")
 _NOT_SUPERLATIVE = {"interest", "request", "forest", "test", "latest", "rest", "honest", "suggest", "guest", "west",
-                    "nest", "chest", "contest", "digest", "invest", "protest", "quest", "manifest", "harvest"}
+                    "nest", "chest", "contest", "digest", "invest", "protest", "quest", "manifest", "harvest",
+                    "midwest", "northwest", "southwest", "unrest", "arrest", "priest", "conquest", "inquest",
+                    "behest", "modest", "earnest", "most recent", "most likely"}
+_SAME_ROLE = [["fastest", "quickest"], ["largest", "biggest"], ["nearest", "closest"],
+              ["cheapest", "least expensive"], ["most expensive", "dearest"]]
 
 
 def _predicate(question: str) -> str | None:
@@ -64,23 +69,72 @@ def yes_no(goal: str, answer: str) -> ConclusionCheckpoint | None:
     return _consistent(cp, answer)
 
 
+def _siblings(name: str, docs: list[Any]) -> list[str]:
+    """The names the other records of a result list hold where this option is one record's name: the trains
+    G905 and G903 beside G901 in one search result."""
+    wanted = name.strip().lower()
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for child in node.values():
+                walk(child)
+        elif isinstance(node, list):
+            records = [r for r in node if isinstance(r, dict)]
+            for key in {k for r in records for k, v in r.items()
+                        if isinstance(v, str) and v.strip().lower() == wanted}:
+                out.extend(r[key] for r in records if isinstance(r.get(key), str) and r[key] not in out)
+            for child in node:
+                walk(child)
+
+    for doc in docs:
+        walk(doc)
+    return out
+
+
+def _superlatives(goal: str) -> list[str]:
+    """The superlatives the goal asks about, "which ... is worst" first, then "the fastest train"."""
+    found = [m.group(1).lower() for pattern in (_SUPERLATIVE, _THE_SUPERLATIVE) for m in pattern.finditer(goal)]
+    return [w for w in dict.fromkeys(" ".join(w.split()) for w in found) if w not in _NOT_SUPERLATIVE]
+
+
 def superlative(goal: str, answer: str, read_results: list[str], docs: list[Any],
                 year: int | None) -> ConclusionCheckpoint | None:
-    """Which of the items the answer names the goal's superlative holds for ("which is worst": Cairo)."""
-    m = _SUPERLATIVE.search(goal)
-    if m is None or m.group(1).lower() in _NOT_SUPERLATIVE:
-        return None
+    """Which of the items the answer names the goal's superlative holds for ("which is worst": Cairo;
+    "book the fastest train": G901), among them and the other records of the results they belong to."""
     options: list[Value] = []
     for v in [*values_in(answer, year=year), *values_in(goal, year=year)]:
         if v.kind in {"name", "code"} and any(grounded_in(v, r) for r in read_results) and \
                 (v.kind == "code" or whole_field(v, docs)) and v.key not in {o.key for o in options}:
             options.append(v)
-    if len(options) < 2:
+    names = [str(o.value) for o in options]
+    records = [[str(o.value), *_siblings(str(o.value), docs)] for o in options]
+    if any(len(r) > 1 for r in records):  # items the results list side by side: the ones a superlative ranks
+        names = []
+        for n in (n for r in records if len(r) > 1 for n in r):
+            if n.lower() not in {x.lower() for x in names}:
+                names.append(n)
+    if len(names) < 2:
         return None
-    cp = ConclusionCheckpoint(id="conclusion_superlative", role=[m.group(1).lower()],
-                              options=[str(o.value) for o in options], holds=[], required=False,
-                              description=f"which item is the {m.group(1).lower()}")
-    return _consistent(cp, answer)
+    for word in _superlatives(goal):
+        role = next((group for group in _SAME_ROLE if word in group), [word])
+        cp = ConclusionCheckpoint(id="conclusion_superlative", role=list(role), options=list[str | list[str]](names),
+                                  holds=[], required=False, description=f"which item is the {word}")
+        found = _consistent(cp, answer)
+        if found is not None:
+            return _ranked_with(found, docs)
+    return None
+
+
+def _ranked_with(cp: ConclusionCheckpoint, docs: list[Any]) -> ConclusionCheckpoint:
+    """The checkpoint narrowed to the records ranked with the one the explorer picked (the other trains of its
+    search, not the stations they stop at), when the results list it beside others."""
+    picked = cp.holds[0] if isinstance(cp.holds, list) and cp.holds else None
+    if picked is None:
+        return cp
+    family = [str(picked), *_siblings(str(picked), docs)]
+    family = [n for i, n in enumerate(family) if n.lower() not in {x.lower() for x in family[:i]}]
+    return cp.model_copy(update={"options": family}) if len(family) > 1 else cp
 
 
 _CORRELATION_KEY = re.compile(r"corr|pearson|spearman|^r$")
