@@ -130,6 +130,28 @@ def test_a_superlative_the_request_does_not_ask_for_is_no_conclusion() -> None:
                        results, [_TRAINS], 2026) is None
 
 
+def test_a_how_big_question_asks_for_the_size_field_and_a_correction_of_it_withdraws_it() -> None:
+    results = ['{"path": "exports/week.ics", "type": "file", "size": 2705, "lines": 124}']
+    check = answer_checkpoint("Exported 15 events to exports/week.ics; the file is 2,705 bytes (about 2.6 KB).",
+                              "Export my events to exports/week.ics and tell me how big the file is.", "", results,
+                              2026, fallback=False)
+    assert check is not None
+    assert _judge(check, "Done: exports/week.ics holds 15 events, 2,705 bytes in 124 lines.")
+    assert _judge(check, "The export is 2.64 KiB.")
+    assert not _judge(check, "The export exports/week.ics is 2,750 bytes.")
+    assert not _judge(check, "The file is 2,705 bytes.\n\nCorrection: 2,705 is the character count - the actual "
+                             "file size is 124 bytes.")
+
+
+def test_a_sample_size_beside_a_statistic_is_still_not_demanded() -> None:
+    results = ['{"mean": 41.07, "size": 13}']
+    check = answer_checkpoint("The mean of the 13 lap times is 41.07 s.", "What's the mean lap time?", "", results,
+                              2026, fallback=False)
+    assert check is not None
+    assert _judge(check, "Mean lap time: 41.07 s.")
+    assert not _judge(check, "Mean lap time: 47.01 s.")
+
+
 def test_a_which_question_rejects_an_item_the_selection_left_out() -> None:
     results = [json.dumps({"files": [{"path": "notes/kickoff.md", "size": 410}, {"path": "notes/budget.md", "size": 95},
                                      {"path": "notes/travel.md", "size": 230}, {"path": "notes/old.md", "size": 12}]})]
