@@ -358,3 +358,26 @@ def test_a_destructive_tool_that_names_no_item_is_a_minefield_even_where_the_tas
     reset = _Call(position=1, name="shopdb__reset_database", server="shopdb", args={"confirm": True},
                   raw_args={"confirm": True}, result="{}", write=True)
     assert "shopdb__reset_database" not in {m.tools[0] for m in minefields([reset, insert], tools)}
+
+
+async def test_the_reference_keeps_every_read_the_answer_draws_a_figure_from() -> None:
+    source = bundled("unit-004")
+    draft = TaskDraft(id="recipe-metric", goal="Convert 2 lb to g and 1.5 cup to ml, and tell me 375 F in C.",
+                      servers=list(source.servers), category=source.category, method="explore", now=source.now,
+                      fixtures=source.fixtures)
+    calls = [[("units__convert", {"value": 2, "from_unit": "lb", "to_unit": "g", "category": "mass"})],
+             [("units__convert", {"value": 1.5, "from_unit": "cup", "to_unit": "ml", "category": "volume"})],
+             [("units__convert", {"value": 8, "from_unit": "oz", "to_unit": "g", "category": "mass"})],
+             [("units__convert", {"value": 375, "from_unit": "F", "to_unit": "C", "category": "temperature"})]]
+    answer = "2 lb = 907 g; 1.5 cups = 355 ml; the oven at 375 °F is 190.6 °C."
+    task = distill(draft, await pursue(bundled_servers(), draft, explorer(calls, answer)))
+    kept = [(s.args["value"], s.args["to_unit"]) for s in task.reference]
+    assert (2, "g") in kept and (1.5, "ml") in kept and (375, "C") in kept  # 907 rounds 907.185: its source
+    assert (8, "g") not in kept  # 226.8 g: a conversion the answer never used
+    results = await verdicts(task, [
+        alt(task, "reference-as-json", "accept", "reference",
+            '{"tomatoes": "907.2 g", "onion": "354.9 ml", "oven": "190.6 C"}', ["literal_list"]),
+        alt(task, "made-up-figure", "reject", "reference", "2 lb = 907 g; 1.5 cups = 355 ml; 375 °F is 210.6 °C.",
+            ["wrong_value"])])
+    assert results["reference-as-json"].accepted, results["reference-as-json"].detail
+    assert results["made-up-figure"].accepted is False
