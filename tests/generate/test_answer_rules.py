@@ -216,6 +216,31 @@ def test_signed_figures_rule_out_the_other_direction_and_a_universal_claim_over_
     assert check_conclusion(mixed, "Not all three beat: BBB missed (-2.4%).").passed
 
 
+def test_a_small_move_may_not_be_called_a_small_move_the_other_way() -> None:
+    quote = [{"symbol": "XYZ", "price": 148.05, "change": -0.1, "change_pct": -0.07}]
+    [down] = direction_words("XYZ closed at 148.05, -0.07% on the day: essentially flat.", quote)
+    assert not check_conclusion(down, "XYZ: 148.05 (-0.07%), a quiet day with the stock closing marginally "
+                                      "higher.").passed
+    assert not check_conclusion(down, "148.05, -0.07%: it finished the month slightly higher.").passed
+    assert check_conclusion(down, "XYZ closed at 148.05 (-0.07%), slightly lower on a quiet day.").passed
+    history = [{"symbol": "XYZ", "first_close": 2872.95, "last_close": 2953.71, "change_pct": 2.81}]
+    [up] = direction_words("From 2,872.95 to 2,953.71: up 2.81%.", history)
+    assert not check_conclusion(up, "2,872.95 to 2,953.71, a 2.81% change: the shares edged down.").passed
+    assert check_conclusion(up, "2,872.95 -> 2,953.71 (+2.81%): the shares edged up.").passed
+
+
+def test_an_r_squared_may_not_be_called_what_its_value_rules_out() -> None:
+    fit = [{"slope": 9.95, "intercept": 19.6, "r_squared": 0.992}]
+    good = correlation_words("Slope 9.95, R squared 0.992: spend predicts sales very well.", fit)
+    assert good is not None
+    assert not check_conclusion(good, "Slope 9.95, R squared 0.992. Spend is only a weak predictor of sales.").passed
+    assert check_conclusion(good, "Slope 9.95 and R squared 0.992: a tight fit, spend is a strong predictor.").passed
+    poor = correlation_words("R squared is 0.14.", [{"r_squared": 0.14}])
+    assert poor is not None
+    assert not check_conclusion(poor, "R squared 0.14: spend is a strong predictor of sales.").passed
+    assert check_conclusion(poor, "R squared 0.14: spend explains little of sales.").passed
+
+
 def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None:
     results = ['{"id": "2302.01234", "title": "Sparse Kernels for Tide Gauges", "authors": ["Mara Ode", '
                '"Ken Sato"], "year": 2023, "venue": "JGR"}']

@@ -155,10 +155,14 @@ _DIRECTIONS = {  # a family of signed figures (by its result key): words that sa
                  ["missed", "a miss", "fell short", "below estimates", "below expectations"]),
     "change": (["rally", "rallied", "rallying", "surged", "surging", "soared", "soaring", "jumped", "up strongly",
                 "up sharply", "sharply higher", "closed higher", "ended higher", "finished higher", "higher on the day",
-                "up on the day", "new high", "all-time high", "record high"],
+                "up on the day", "new high", "all-time high", "record high", "slightly higher", "marginally higher",
+                "a touch higher", "fractionally higher", "edged up", "edged higher", "ticked up", "ticked higher",
+                "closing higher", "a slight gain", "a small gain"],
                ["plunged", "plunging", "tumbled", "slumped", "sank", "crashed", "sell-off", "selloff", "down sharply",
                 "sharply lower", "closed lower", "ended lower", "finished lower", "lower on the day",
-                "down on the day", "new low", "record low"]),
+                "down on the day", "new low", "record low", "slightly lower", "marginally lower", "a touch lower",
+                "fractionally lower", "edged down", "edged lower", "ticked down", "ticked lower", "closing lower",
+                "a slight loss", "a small loss"]),
 }
 _FAMILY_KEY = {"surprise": re.compile(r"surprise"),
                "change": re.compile(r"(?:^|_)(?:change|chg|return|returns|delta)(?:_|$)")}
@@ -188,15 +192,25 @@ def _denial(cid: str, phrases: list[str], description: str, answer: str) -> Conc
     return cp if check_conclusion(cp, answer).passed else None
 
 
+_R_SQUARED_KEY = re.compile(r"r_?sq|rsquared|^r2$|determination")
+_GOOD_FIT = ["strong predictor", "good predictor", "predicts well", "predicts very well", "good fit", "great fit",
+             "excellent fit", "tight fit", "explains most", "explains almost all", "explains nearly all"]
+_POOR_FIT = ["weak predictor", "poor predictor", "only a weak", "bad predictor", "poor fit", "weak fit", "bad fit",
+             "loose fit", "explains little", "explains very little", "barely predicts", "hardly predicts",
+             "does not predict", "doesn't predict"]
+
+
 def correlation_words(answer: str, docs: list[Any]) -> ConclusionCheckpoint | None:
-    """What the one correlation coefficient the answer states rules out: a strength two bands away ("a strong
-    correlation" for 0.38, "barely move together" for 0.71) and the other sign."""
+    """What the one correlation coefficient (or the one R squared) the answer states rules out: a strength two
+    bands away ("a strong correlation" for 0.38, "a weak predictor" for R squared 0.992) and the other sign."""
     stated = [r for r in _stated_figures(docs, _CORRELATION_KEY, answer) if -1 <= r <= 1]
-    if len(stated) != 1:
+    squared = [r2 for r2 in _stated_figures(docs, _R_SQUARED_KEY, answer) if 0 <= r2 <= 1]
+    if len(stated) + len(squared) != 1:
         return None
-    r = stated[0]
-    phrases = (_STRONG if abs(r) < 0.5 else []) + (_WEAK if abs(r) >= 0.6 else [])
-    phrases += _NEGATIVE if r >= 0.2 else _POSITIVE if r <= -0.2 else []
+    r = stated[0] if stated else squared[0] ** 0.5  # R squared gives the strength, not the sign
+    phrases = (_STRONG + _GOOD_FIT if abs(r) < 0.5 else []) + (_WEAK + _POOR_FIT if abs(r) >= 0.6 else [])
+    if stated:
+        phrases += _NEGATIVE if r >= 0.2 else _POSITIVE if r <= -0.2 else []
     return _denial("conclusion_strength", phrases, f"what a correlation of {r} does not allow one to say", answer)
 
 
@@ -215,7 +229,11 @@ def direction_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
         elif len(stated) >= 2:
             count = _COUNT_WORDS[len(stated) - 2] if len(stated) <= 10 else str(len(stated))
             every = [*_ALL, f"all {count}", f"all {len(stated)}", f"all {count} of them"]
-            phrases = [f"{a} {w}" for a in every for w in [*up[:4], *down[:2], "rose", "fell", "gained", "dropped"]]
+            moves = [*up[:4], *down[:2], "rose", "fell", "gained", "dropped", "climbed", "declined", "went up",
+                     "went down", "were up", "were down", "ended higher", "ended lower", "finished higher",
+                     "finished lower", "ended the month higher", "ended the month lower", "ended the week higher",
+                     "ended the week lower", "moved up", "moved down"]
+            phrases = [f"{a} {w}" for a in every for w in moves]
             what = "of both signs"
         else:
             continue
