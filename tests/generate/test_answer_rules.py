@@ -241,6 +241,14 @@ def test_an_r_squared_may_not_be_called_what_its_value_rules_out() -> None:
     assert check_conclusion(poor, "R squared 0.14: spend explains little of sales.").passed
 
 
+def test_a_yes_or_no_led_by_so_is_the_answer_to_the_question() -> None:
+    cp = yes_no("Will I need an umbrella in London tomorrow?", "No umbrella needed: 0% chance of rain tomorrow.")
+    assert cp is not None and cp.holds is False
+    assert not check_conclusion(cp, "0% chance of rain, 0.0 mm.\n\n**So yes, I'd take an umbrella tomorrow.**").passed
+    assert check_conclusion(cp, "0% chance of rain.\n\nSo no, you can leave it at home.").passed
+    assert check_conclusion(cp, "Tomorrow is dry (0%). So you won't need one.").passed
+
+
 def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None:
     results = ['{"id": "2302.01234", "title": "Sparse Kernels for Tide Gauges", "authors": ["Mara Ode", '
                '"Ken Sato"], "year": 2023, "venue": "JGR"}']
