@@ -122,6 +122,22 @@ def test_the_superlative_a_request_names_is_checked_against_the_other_records_of
     assert not check_conclusion(cp, "G901 takes 4h 27m and G905 4h 35m. The fastest is G905.").passed
 
 
+def test_a_superlative_may_pick_a_title_quoted_whole_and_a_hedge_between_two_fails() -> None:
+    papers = {"papers": [{"paper_id": "2503.08812", "title": "Interline Itineraries at Hub Stations", "year": 2025},
+                         {"paper_id": "2409.09902", "title": "Dynamic Pricing in High-Speed Rail", "year": 2024},
+                         {"paper_id": "2203.08815", "title": "Timetable Robustness under Delays", "year": 2022}]}
+    cp = superlative("On the paper index, what's the newest paper about high-speed rail?",
+                     'The newest one is "Interline Itineraries at Hub Stations" (2025, 2503.08812).',
+                     [json.dumps(papers)], [papers], 2026)
+    assert cp is not None and cp.holds == ["Interline Itineraries at Hub Stations"]
+    assert check_conclusion(cp, "Interline Itineraries at Hub Stations (2025) is the latest of the three.").passed
+    assert check_conclusion(cp, "The newest is Interline Itineraries at Hub Stations; Dynamic Pricing in "
+                                "High-Speed Rail came a year earlier.").passed
+    assert not check_conclusion(cp, 'The newest is probably "Interline Itineraries at Hub Stations". It could '
+                                    'also be "Dynamic Pricing in High-Speed Rail": either is the latest.').passed
+    assert not check_conclusion(cp, "The newest is Dynamic Pricing in High-Speed Rail (2024).").passed
+
+
 def test_a_superlative_the_request_does_not_ask_for_is_no_conclusion() -> None:
     results = [json.dumps(_TRAINS)]
     assert superlative("When does the train G901 arrive in Harbin? Get the latest timetable.",

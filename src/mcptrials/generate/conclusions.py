@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from mcptrials.generate.answercheck import whole_field
-from mcptrials.generate.values import Value, grounded_in, leaves, values_in
+from mcptrials.generate.values import Value, grounded_in, leaves, quoted_spans, values_in
 from mcptrials.model import ConclusionCheckpoint
 from mcptrials.scoring.answers import states
 from mcptrials.scoring.conclusions import check_conclusion, read_claims
@@ -34,7 +34,7 @@ _NOT_SUPERLATIVE = {"interest", "request", "forest", "test", "latest", "rest", "
                     "midwest", "northwest", "southwest", "unrest", "arrest", "priest", "conquest", "inquest",
                     "behest", "modest", "earnest", "most recent", "most likely"}
 _SAME_ROLE = [["fastest", "quickest"], ["largest", "biggest"], ["nearest", "closest"],
-              ["cheapest", "least expensive"], ["most expensive", "dearest"]]
+              ["cheapest", "least expensive"], ["most expensive", "dearest"], ["newest", "latest"]]
 
 
 def _predicate(question: str) -> str | None:
@@ -107,6 +107,7 @@ def superlative(goal: str, answer: str, read_results: list[str], docs: list[Any]
         if v.kind in {"name", "code"} and any(grounded_in(v, r) for r in read_results) and \
                 (v.kind == "code" or whole_field(v, docs)) and v.key not in {o.key for o in options}:
             options.append(v)
+    options += [v for v in quoted_spans(answer) if whole_field(v, docs)]  # a title quoted whole
     names = [str(o.value) for o in options]
     records = [[str(o.value), *_siblings(str(o.value), docs)] for o in options]
     if any(len(r) > 1 for r in records):  # items the results list side by side: the ones a superlative ranks
