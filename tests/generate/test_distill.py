@@ -381,3 +381,19 @@ async def test_the_reference_keeps_every_read_the_answer_draws_a_figure_from() -
             ["wrong_value"])])
     assert results["reference-as-json"].accepted, results["reference-as-json"].detail
     assert results["made-up-figure"].accepted is False
+
+
+async def test_what_the_figures_rule_out_is_checked_even_where_the_goal_only_asks_for_writes() -> None:
+    source = bundled("x-025")  # publish a page of three monthly moves and mail its link: nothing is asked
+    task = distill(draft_of(source), await reference_trace(source))
+    assert "conclusion_change" in [c.id for c in task.spec.checkpoints]  # the moves come from a download
+    url = "http://localhost.invalid/site/monthly-movers.html"
+    results = await verdicts(task, [
+        alt(task, "two-of-three", "accept", "reference",
+            f"Published {url}: AAPL +15.47%, MSFT +1.29%, NVDA -4.49% (average +4.09%). Two of the three ended "
+            "the month higher; NVDA fell. I checked the page and sent Maya the link.", ["rephrased_answer"]),
+        alt(task, "all-three-up", "reject", "reference",
+            f"Published {url}: AAPL +15.47%, MSFT +1.29%, NVDA -4.49% (average 4.09%). All three ended the month "
+            "higher. I sent Maya the link.", ["wrong_conclusion"])])
+    assert results["two-of-three"].accepted, results["two-of-three"].detail
+    assert results["all-three-up"].accepted is False

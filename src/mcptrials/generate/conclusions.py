@@ -244,10 +244,15 @@ def direction_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
     return out
 
 
+def figure_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
+    """The qualitative words the figures an answer states rule out, asked for or not ("all three ended higher"
+    beside -4.49 % on a page the goal only asked to publish)."""
+    return [cp for cp in [correlation_words(answer, docs), *direction_words(answer, docs)] if cp is not None]
+
+
 def conclusions(goal: str, answer: str, read_results: list[str], docs: list[Any],
                 year: int | None) -> list[ConclusionCheckpoint]:
-    """Every conclusion the goal asks for and the explorer's answer draws clearly, and the qualitative words
-    its figures rule out."""
-    found = [yes_no(goal, answer), superlative(goal, answer, read_results, docs, year),
-             correlation_words(answer, docs), *direction_words(answer, docs)]
+    """Every conclusion the goal asks for and the explorer's answer draws clearly (``figure_words`` adds what its
+    figures rule out)."""
+    found = [yes_no(goal, answer), superlative(goal, answer, read_results, docs, year)]
     return [cp for cp in found if cp is not None]

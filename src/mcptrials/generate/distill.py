@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptrials.generate.answercheck import answer_checkpoint, given_by_goal, whole_field
-from mcptrials.generate.conclusions import conclusions
+from mcptrials.generate.conclusions import conclusions, figure_words
 from mcptrials.generate.draft import Rejected, TaskDraft, Trace
 from mcptrials.generate.statediff import Grounded, GroundedRaw, WriteCall, distil_state
 from mcptrials.generate.values import (
@@ -537,6 +537,8 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
         checkpoints += conclusions(goal, answer, read_results, docs, year)
         checkpoints += empty_reads(calls, answer, trace.tools)
+    if checkpoints:  # asked or not, what the answer says of the figures it gives (from any result) must hold
+        checkpoints += figure_words(answer, [d for d in (parse_json(c.result) for c in calls) if d is not None])
     if not checkpoints:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")
     deps = dependencies(calls, goal)
