@@ -104,6 +104,70 @@ def test_a_superlative_question_keeps_the_explorers_pick() -> None:
     assert not check_conclusion(cp, "Beijing 58, Mumbai 85, Cairo 150. Mumbai is the worst.").passed
 
 
+_TRAINS = {"stations": {"IFP": "Beijing Chaoyang", "VAB": "Harbin West"},
+           "trains": [{"train_no": "G901", "from_station": "IFP", "duration": "4h 27m",
+                       "stops": [{"station": "Shenyang North"}, {"station": "Changchun West"}]},
+                      {"train_no": "G905", "from_station": "IFP", "duration": "4h 35m", "stops": []},
+                      {"train_no": "G903", "from_station": "IFP", "duration": "4h 36m", "stops": []}]}
+
+
+def test_the_superlative_a_request_names_is_checked_against_the_other_records_of_the_results() -> None:
+    results = [json.dumps(_TRAINS)]
+    cp = superlative("I'm taking the fastest train from Beijing to Harbin on Saturday. When does it arrive?",
+                     "The fastest train on Saturday is G901, leaving Beijing Chaoyang at 06:40, via Shenyang North.",
+                     results, [_TRAINS], 2026)
+    assert cp is not None and cp.holds == ["G901"] and cp.options == ["G901", "G905", "G903"]
+    assert check_conclusion(cp, "G901 (4h 27m), G905 (4h 35m), G903 (4h 36m): G901 is the quickest.").passed
+    assert check_conclusion(cp, "The fastest is G901; it stops at Shenyang North on the way.").passed
+    assert not check_conclusion(cp, "G901 takes 4h 27m and G905 4h 35m. The fastest is G905.").passed
+
+
+def test_a_superlative_may_pick_a_title_quoted_whole_and_a_hedge_between_two_fails() -> None:
+    papers = {"papers": [{"paper_id": "2503.08812", "title": "Interline Itineraries at Hub Stations", "year": 2025},
+                         {"paper_id": "2409.09902", "title": "Dynamic Pricing in High-Speed Rail", "year": 2024},
+                         {"paper_id": "2203.08815", "title": "Timetable Robustness under Delays", "year": 2022}]}
+    cp = superlative("On the paper index, what's the newest paper about high-speed rail?",
+                     'The newest one is "Interline Itineraries at Hub Stations" (2025, 2503.08812).',
+                     [json.dumps(papers)], [papers], 2026)
+    assert cp is not None and cp.holds == ["Interline Itineraries at Hub Stations"]
+    assert check_conclusion(cp, "Interline Itineraries at Hub Stations (2025) is the latest of the three.").passed
+    assert check_conclusion(cp, "The newest is Interline Itineraries at Hub Stations; Dynamic Pricing in "
+                                "High-Speed Rail came a year earlier.").passed
+    assert not check_conclusion(cp, 'The newest is probably "Interline Itineraries at Hub Stations". It could '
+                                    'also be "Dynamic Pricing in High-Speed Rail": either is the latest.').passed
+    assert not check_conclusion(cp, "The newest is Dynamic Pricing in High-Speed Rail (2024).").passed
+
+
+def test_a_superlative_the_request_does_not_ask_for_is_no_conclusion() -> None:
+    results = [json.dumps(_TRAINS)]
+    assert superlative("When does the train G901 arrive in Harbin? Get the latest timetable.",
+                       "G901 is the fastest and arrives at 11:07.", results, [_TRAINS], 2026) is None
+    assert superlative("Book me the fastest train to Harbin.", "I booked a train to Harbin for you.",
+                       results, [_TRAINS], 2026) is None
+
+
+def test_a_how_big_question_asks_for_the_size_field_and_a_correction_of_it_withdraws_it() -> None:
+    results = ['{"path": "exports/week.ics", "type": "file", "size": 2705, "lines": 124}']
+    check = answer_checkpoint("Exported 15 events to exports/week.ics; the file is 2,705 bytes (about 2.6 KB).",
+                              "Export my events to exports/week.ics and tell me how big the file is.", "", results,
+                              2026, fallback=False)
+    assert check is not None
+    assert _judge(check, "Done: exports/week.ics holds 15 events, 2,705 bytes in 124 lines.")
+    assert _judge(check, "The export is 2.64 KiB.")
+    assert not _judge(check, "The export exports/week.ics is 2,750 bytes.")
+    assert not _judge(check, "The file is 2,705 bytes.\n\nCorrection: 2,705 is the character count - the actual "
+                             "file size is 124 bytes.")
+
+
+def test_a_sample_size_beside_a_statistic_is_still_not_demanded() -> None:
+    results = ['{"mean": 41.07, "size": 13}']
+    check = answer_checkpoint("The mean of the 13 lap times is 41.07 s.", "What's the mean lap time?", "", results,
+                              2026, fallback=False)
+    assert check is not None
+    assert _judge(check, "Mean lap time: 41.07 s.")
+    assert not _judge(check, "Mean lap time: 47.01 s.")
+
+
 def test_a_which_question_rejects_an_item_the_selection_left_out() -> None:
     results = [json.dumps({"files": [{"path": "notes/kickoff.md", "size": 410}, {"path": "notes/budget.md", "size": 95},
                                      {"path": "notes/travel.md", "size": 230}, {"path": "notes/old.md", "size": 12}]})]
@@ -166,6 +230,39 @@ def test_signed_figures_rule_out_the_other_direction_and_a_universal_claim_over_
     assert not check_conclusion(mixed, "All three beat: AAA 3.1%, BBB -2.4%, CCC 0.8%.").passed
     assert check_conclusion(mixed, "Two of three beat (AAA 3.1%, CCC 0.8%); BBB missed at -2.4%.").passed
     assert check_conclusion(mixed, "Not all three beat: BBB missed (-2.4%).").passed
+
+
+def test_a_small_move_may_not_be_called_a_small_move_the_other_way() -> None:
+    quote = [{"symbol": "XYZ", "price": 148.05, "change": -0.1, "change_pct": -0.07}]
+    [down] = direction_words("XYZ closed at 148.05, -0.07% on the day: essentially flat.", quote)
+    assert not check_conclusion(down, "XYZ: 148.05 (-0.07%), a quiet day with the stock closing marginally "
+                                      "higher.").passed
+    assert not check_conclusion(down, "148.05, -0.07%: it finished the month slightly higher.").passed
+    assert check_conclusion(down, "XYZ closed at 148.05 (-0.07%), slightly lower on a quiet day.").passed
+    history = [{"symbol": "XYZ", "first_close": 2872.95, "last_close": 2953.71, "change_pct": 2.81}]
+    [up] = direction_words("From 2,872.95 to 2,953.71: up 2.81%.", history)
+    assert not check_conclusion(up, "2,872.95 to 2,953.71, a 2.81% change: the shares edged down.").passed
+    assert check_conclusion(up, "2,872.95 -> 2,953.71 (+2.81%): the shares edged up.").passed
+
+
+def test_an_r_squared_may_not_be_called_what_its_value_rules_out() -> None:
+    fit = [{"slope": 9.95, "intercept": 19.6, "r_squared": 0.992}]
+    good = correlation_words("Slope 9.95, R squared 0.992: spend predicts sales very well.", fit)
+    assert good is not None
+    assert not check_conclusion(good, "Slope 9.95, R squared 0.992. Spend is only a weak predictor of sales.").passed
+    assert check_conclusion(good, "Slope 9.95 and R squared 0.992: a tight fit, spend is a strong predictor.").passed
+    poor = correlation_words("R squared is 0.14.", [{"r_squared": 0.14}])
+    assert poor is not None
+    assert not check_conclusion(poor, "R squared 0.14: spend is a strong predictor of sales.").passed
+    assert check_conclusion(poor, "R squared 0.14: spend explains little of sales.").passed
+
+
+def test_a_yes_or_no_led_by_so_is_the_answer_to_the_question() -> None:
+    cp = yes_no("Will I need an umbrella in London tomorrow?", "No umbrella needed: 0% chance of rain tomorrow.")
+    assert cp is not None and cp.holds is False
+    assert not check_conclusion(cp, "0% chance of rain, 0.0 mm.\n\n**So yes, I'd take an umbrella tomorrow.**").passed
+    assert check_conclusion(cp, "0% chance of rain.\n\nSo no, you can leave it at home.").passed
+    assert check_conclusion(cp, "Tomorrow is dry (0%). So you won't need one.").passed
 
 
 def test_a_citation_entry_must_give_the_sources_title_authors_and_year() -> None:

@@ -358,3 +358,42 @@ def test_a_destructive_tool_that_names_no_item_is_a_minefield_even_where_the_tas
     reset = _Call(position=1, name="shopdb__reset_database", server="shopdb", args={"confirm": True},
                   raw_args={"confirm": True}, result="{}", write=True)
     assert "shopdb__reset_database" not in {m.tools[0] for m in minefields([reset, insert], tools)}
+
+
+async def test_the_reference_keeps_every_read_the_answer_draws_a_figure_from() -> None:
+    source = bundled("unit-004")
+    draft = TaskDraft(id="recipe-metric", goal="Convert 2 lb to g and 1.5 cup to ml, and tell me 375 F in C.",
+                      servers=list(source.servers), category=source.category, method="explore", now=source.now,
+                      fixtures=source.fixtures)
+    calls = [[("units__convert", {"value": 2, "from_unit": "lb", "to_unit": "g", "category": "mass"})],
+             [("units__convert", {"value": 1.5, "from_unit": "cup", "to_unit": "ml", "category": "volume"})],
+             [("units__convert", {"value": 8, "from_unit": "oz", "to_unit": "g", "category": "mass"})],
+             [("units__convert", {"value": 375, "from_unit": "F", "to_unit": "C", "category": "temperature"})]]
+    answer = "2 lb = 907 g; 1.5 cups = 355 ml; the oven at 375 °F is 190.6 °C."
+    task = distill(draft, await pursue(bundled_servers(), draft, explorer(calls, answer)))
+    kept = [(s.args["value"], s.args["to_unit"]) for s in task.reference]
+    assert (2, "g") in kept and (1.5, "ml") in kept and (375, "C") in kept  # 907 rounds 907.185: its source
+    assert (8, "g") not in kept  # 226.8 g: a conversion the answer never used
+    results = await verdicts(task, [
+        alt(task, "reference-as-json", "accept", "reference",
+            '{"tomatoes": "907.2 g", "onion": "354.9 ml", "oven": "190.6 C"}', ["literal_list"]),
+        alt(task, "made-up-figure", "reject", "reference", "2 lb = 907 g; 1.5 cups = 355 ml; 375 °F is 210.6 °C.",
+            ["wrong_value"])])
+    assert results["reference-as-json"].accepted, results["reference-as-json"].detail
+    assert results["made-up-figure"].accepted is False
+
+
+async def test_what_the_figures_rule_out_is_checked_even_where_the_goal_only_asks_for_writes() -> None:
+    source = bundled("x-025")  # publish a page of three monthly moves and mail its link: nothing is asked
+    task = distill(draft_of(source), await reference_trace(source))
+    assert "conclusion_change" in [c.id for c in task.spec.checkpoints]  # the moves come from a download
+    url = "http://localhost.invalid/site/monthly-movers.html"
+    results = await verdicts(task, [
+        alt(task, "two-of-three", "accept", "reference",
+            f"Published {url}: AAPL +15.47%, MSFT +1.29%, NVDA -4.49% (average +4.09%). Two of the three ended "
+            "the month higher; NVDA fell. I checked the page and sent Maya the link.", ["rephrased_answer"]),
+        alt(task, "all-three-up", "reject", "reference",
+            f"Published {url}: AAPL +15.47%, MSFT +1.29%, NVDA -4.49% (average 4.09%). All three ended the month "
+            "higher. I sent Maya the link.", ["wrong_conclusion"])])
+    assert results["two-of-three"].accepted, results["two-of-three"].detail
+    assert results["all-three-up"].accepted is False

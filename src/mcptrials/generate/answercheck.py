@@ -87,10 +87,21 @@ def _root(word: str) -> str:
     return word
 
 
+_HOW_WHAT = {"big": ["size"], "large": ["size"], "far": ["distance"], "long": ["duration", "length"],
+             "heavy": ["weight"], "old": ["age"], "tall": ["height"], "fast": ["speed"]}
+_HOW = re.compile(r"(?i)\bhow\s+(" + "|".join(_HOW_WHAT) + r")\b")
+
+
+def how_asks(*texts: str) -> set[str]:
+    """The quantities a "how big / how far / how long" question asks for ("size", "distance", "duration")."""
+    return {w for text in texts for m in _HOW.finditer(text) for w in _HOW_WHAT[m.group(1).lower()]}
+
+
 def goal_words(*texts: str) -> set[str]:
-    """The content words of the goal (instruction words such as report / tell / list left out)."""
-    return {_root(w) for text in texts for w in re.findall(r"[A-Za-z]+", text)
-            if len(w) >= 3 and w.lower() not in _INSTRUCTION_WORDS and w.lower() not in _LABEL_STOP}
+    """The content words of the goal (instruction words such as report / tell / list left out), and the
+    quantities its "how big / how far" questions ask for."""
+    return {_root(w) for w in how_asks(*texts)} | {_root(w) for text in texts for w in re.findall(r"[A-Za-z]+", text)
+                    if len(w) >= 3 and w.lower() not in _INSTRUCTION_WORDS and w.lower() not in _LABEL_STOP}
 
 
 def _keys_of(value: Value, docs: list[Any]) -> tuple[set[str], bool]:
@@ -472,7 +483,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "number" and v.value in range(-9, 10) and not (structured and _names_goal(keys, wanted)):
             continue  # a small count only when its own field is what the goal asks
         if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
-                not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked):
+                not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked) and not keys & how_asks(asked):
             continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
         if v.kind == "number" and _another_weather_quantity(keys, asked):
             continue  # "will I need an umbrella?": the day's high beside the chance of rain is not asked
@@ -815,6 +826,14 @@ def _months(answer: str, asked: str, read_results: list[str], year: int | None) 
     return out
 
 
+def _asked_fields(value: Value, docs: list[Any], asked: str) -> list[str]:
+    """The result fields holding a figure that the request asks for by name ("size" for "how big is the file"):
+    a label besides its unit, so that a later "correction" of that quantity is read as withdrawing it."""
+    keys, structured = _keys_of(value, docs)
+    wanted = goal_words(asked)
+    return sorted(k for k in keys if structured and len(k) >= 3 and _names_goal({k}, wanted))
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None,
                       now: datetime | None = None, written: tuple[str, ...] = ()) -> ValueCheckpoint | None:
@@ -864,8 +883,8 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
                     facts.append(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value))
                 else:
-                    facts.append(_measured(Fact(label=names if unit in names else [*names, unit], value=v.value),
-                                           unit))
+                    own = [*_asked_fields(v, docs, f"{goal}\n{prompt}"), *names, *([] if unit in names else [unit])]
+                    facts.append(_measured(Fact(label=list(dict.fromkeys(own)), value=v.value), unit))
             else:
                 contains.append(_date_options(v, answer, today, f"{goal}\n{prompt}") if kind == "date"
                                 else _zero_options(v, answer))

@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptrials.generate.answercheck import answer_checkpoint, given_by_goal, whole_field
-from mcptrials.generate.conclusions import conclusions
+from mcptrials.generate.conclusions import conclusions, figure_words
 from mcptrials.generate.draft import Rejected, TaskDraft, Trace
 from mcptrials.generate.statediff import Grounded, GroundedRaw, WriteCall, distil_state
 from mcptrials.generate.values import (
     Value,
     argument_leaves,
     grounded_in,
+    leaves,
     parse_json,
     values_in,
 )
@@ -399,9 +400,11 @@ def _wipes_everything(props: dict[str, Any]) -> bool:
 # --------------------------------------------------------------------------- reference and complexity
 
 
-def _needed(calls: list[_Call], deps: dict[int, set[int]], checked_values: list[Any]) -> list[_Call]:
-    """Writes, reads whose results ground a checked value, and every call these depend on; repeats dropped."""
-    keep = {c.position for c in calls if c.write}
+def _needed(calls: list[_Call], deps: dict[int, set[int]], checked_values: list[Any],
+            sources: set[int] | frozenset[int] = frozenset()) -> list[_Call]:
+    """Writes, reads whose results ground a checked value, the ``sources`` of the answer, and every call these
+    depend on; repeats dropped."""
+    keep = {c.position for c in calls if c.write} | set(sources)
     for c in calls:
         if not c.write and any(_stated(v, c.result) for v in checked_values if v not in (None, "")):
             keep.add(c.position)
@@ -453,6 +456,24 @@ def _checked_values(checkpoints: list[Any], every: bool = False) -> list[Any]:
                 out += value if isinstance(value, list) else [value]
     return [v for v in out if isinstance(v, str | int | float) and not isinstance(v, bool)
             and (every or _significant(v))]
+
+
+def _answer_sources(calls: list[_Call], answer: str, goal: str, year: int | None) -> set[int]:
+    """The reads that show a figure, date, time or code the explorer's answer asserts and the goal does not
+    give: they belong to the reference, since an answer is held to have a source for each."""
+    asserted = [v for v in values_in(answer, year=year) if v.kind in {"number", "date", "time", "code"}
+                and _significant(v.value) and not grounded_in(v, goal)]
+    return {c.position for c in calls if not c.write and any(
+        grounded_in(v, c.result) or _rounds(v, c.result) for v in asserted)}
+
+
+def _rounds(value: Value, result: str) -> bool:
+    """Whether a result field holds the number the text rounds to its own decimals (907 g for 907.185)."""
+    if value.kind != "number" or not isinstance(value.value, int | float):
+        return False
+    digits = len(value.text.split(".")[1]) if "." in value.text else 0
+    return any(isinstance(leaf, int | float) and not isinstance(leaf, bool) and round(leaf, digits) == value.value
+               for _path, leaf in leaves(parse_json(result)))
 
 
 # --------------------------------------------------------------------------- the whole distillation
@@ -516,11 +537,14 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
         checkpoints += conclusions(goal, answer, read_results, docs, year)
         checkpoints += empty_reads(calls, answer, trace.tools)
+    if checkpoints:  # asked or not, what the answer says of the figures it gives (from any result) must hold
+        checkpoints += figure_words(answer, [d for d in (parse_json(c.result) for c in calls) if d is not None])
     if not checkpoints:
         raise Rejected("distill", "nothing changed in a way a write explains and no result value reaches the answer")
     deps = dependencies(calls, goal)
     order = [(effects[i], effects[j]) for j in effects for i in sorted(deps.get(j, set())) if i in effects]
-    reference = _needed(calls, deps, _checked_values(checkpoints)) or \
+    sources = _answer_sources(calls, answer, goal, year)
+    reference = _needed(calls, deps, _checked_values(checkpoints), sources) or \
         _needed(calls, deps, _checked_values(checkpoints, every=True))  # the read that says "0%" is needed too
     spec = TaskSpec(checkpoints=checkpoints, minefields=minefields(calls, trace.tools, asked),
                     partial_order=order, complexity=complexity(reference, deps))

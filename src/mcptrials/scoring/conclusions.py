@@ -32,7 +32,7 @@ _ALL_OF_THEM = re.compile(r"\b(?:all|every|each|both of them|both are|both were|
 _UNIVERSAL_YES = re.compile(r"\b(?:all|both|every|each)\b")
 _OPTION_NEGATOR = re.compile(r"(?:\bnot|\bthan|\binstead of|\bexcept|\bother than|\bunlike|\bbesides|"
                              r"\bapart from|\bbut not|\bnor)\s+(?:the\s+|for\s+|at\s+|on\s+|in\s+)?$")
-_ANSWER_WORD = re.compile(r"^\W*(yes|yep|yeah|correct|indeed|no|nope)\b")
+_ANSWER_WORD = re.compile(r"^\W*(?:so\W+)?(yes|yep|yeah|correct|indeed|no|nope)\b")  # "So yes, take one"
 _NONE_OF = re.compile(r"(?:\b0|\bzero)\s+(?:\w+\s+)?$")  # "0 free sites", "zero seats left"
 _PRONOUN = re.compile(r"\b(?:it|it's|its|this|that|they|these|those|this one|that one|which|he|she)\b")
 _CELL_VALUE = re.compile(r"\s*[:=]?\s*(yes|no|true|false|open|closed|available|unavailable)\b")
