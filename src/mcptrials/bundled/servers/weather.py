@@ -331,8 +331,7 @@ def get_alerts(location: str) -> dict[str, Any]:
             alerts.append({"id": f"WX-{loc['id'][3:].upper()}-{day['date'].replace('-', '')}-{kind}",
                            "event": event, "severity": severity, "day": day["date"],
                            "description": text.format(**day)})
-    window = {"from": start.isoformat(), "to": (start + timedelta(days=_ALERT_DAYS - 1)).isoformat(),
-              "days": _ALERT_DAYS}  # the result says the period it covers, not only the tool's description
+    window = f"{_ALERT_DAYS} days from {start.isoformat()}"  # the result says what it covers, as the description does
     return {"location": _label(loc), "location_id": loc["id"], "window": window, "count": len(alerts),
             "alerts": alerts}
 
