@@ -463,17 +463,25 @@ def _answer_sources(calls: list[_Call], answer: str, goal: str, year: int | None
     give: they belong to the reference, since an answer is held to have a source for each."""
     asserted = [v for v in values_in(answer, year=year) if v.kind in {"number", "date", "time", "code"}
                 and _significant(v.value) and not grounded_in(v, goal)]
-    return {c.position for c in calls if not c.write and any(
-        grounded_in(v, c.result) or _rounds(v, c.result) for v in asserted)}
+    if not asserted:
+        return set()
+    out: set[int] = set()
+    for c in calls:
+        if c.write:
+            continue
+        numbers = [leaf for _path, leaf in leaves(parse_json(c.result))  # parsed once per result, not per value
+                   if isinstance(leaf, int | float) and not isinstance(leaf, bool)]
+        if any(grounded_in(v, c.result) or _rounds(v, numbers) for v in asserted):
+            out.add(c.position)
+    return out
 
 
-def _rounds(value: Value, result: str) -> bool:
-    """Whether a result field holds the number the text rounds to its own decimals (907 g for 907.185)."""
+def _rounds(value: Value, numbers: list[int | float]) -> bool:
+    """Whether a result's numbers hold the one the text rounds to its own decimals (907 g for 907.185)."""
     if value.kind != "number" or not isinstance(value.value, int | float):
         return False
     digits = len(value.text.split(".")[1]) if "." in value.text else 0
-    return any(isinstance(leaf, int | float) and not isinstance(leaf, bool) and round(leaf, digits) == value.value
-               for _path, leaf in leaves(parse_json(result)))
+    return any(round(n, digits) == value.value for n in numbers)
 
 
 # --------------------------------------------------------------------------- the whole distillation

@@ -193,8 +193,8 @@ def make_alternatives(task: Task, episode: Episode, tools: Mapping[str, ToolInfo
     # reject: the answer's key value swapped for a decoy from the results
     required = {str(v).casefold() for v in _answer_values(task)}
     if required:
-        stated = {str(v.value).casefold() for v in values_in(answer, year=year)}
         plain = values_in(answer, year=year)
+        stated = {str(v.value).casefold() for v in plain}
         small = [v for v in values_in(answer, year=year, small=True) if v not in plain]  # "0% chance of rain"
         for value in [*plain, *small]:  # a small figure only when no other is checked
             if str(value.value).casefold() not in required:
