@@ -523,3 +523,101 @@ def test_a_confirmations_asides_are_not_demanded_where_the_write_is_checked() ->
     assert answer_checkpoint(answer, goal, "", results, 2026, fallback=False) is None
     alone = answer_checkpoint(answer, goal, "", results, 2026)  # nothing else checks the task: the aside it is
     assert alone is not None and not _judge(alone, "Done: order 1161, 2 x Trail Bottle 1L.")
+
+
+def test_a_unit_the_data_is_given_in_is_no_unit_the_goal_asks_for() -> None:
+    """"190 ms" in the goal says what the data is measured in: the answer may give the spread in seconds."""
+    results = ['{"stdev": 41.069048}']
+    goal = "My API response times were 212, 187, 240, 199, 305, 228 and 190 ms. Give me the sample standard deviation."
+    check = answer_checkpoint("The sample standard deviation is 41.07 ms.", goal, "", results, 2026)
+    assert check is not None
+    assert _judge(check, "The standard deviation is about 0.0411 seconds.")
+    assert _judge(check, "The standard deviation is 41.07 ms.")
+    assert not _judge(check, "The standard deviation is about 0.0511 seconds.")
+    assert not _judge(check, "The standard deviation is 45.2 ms.")
+
+
+def test_a_conversion_asked_for_may_be_rounded_to_whole_units() -> None:
+    results = ['{"value": 68.0389, "unit": "kg"}']
+    check = answer_checkpoint("150 pounds is 68.04 kilograms (about 68 kg).",
+                              "I weigh 150 pounds. What's that in kilograms?", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "150 pounds is about sixty-eight kilograms.")
+    assert not _judge(check, "150 pounds is about 75 kilograms.")
+    assert not _judge(check, "150 pounds is about 150 kilograms.")
+
+
+def test_the_low_may_be_said_as_how_far_it_gets_down() -> None:
+    results = ['{"city": "Chicago", "daily": [{"date": "2026-01-16", "temp_max_c": -1.1, "temp_min_c": -10.3}]}']
+    check = answer_checkpoint("Chicago's low is forecast at -10.3°C, with a high of only -1.1°C.",
+                              "Get the Chicago forecast covering 2026-01-16 and report the low.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "It'll get down to about 13.5 °F tomorrow night in Chicago.")
+    assert _judge(check, "The temperature drops to -10.3 °C overnight.")
+    assert not _judge(check, "It'll get down to about 30 °F tomorrow night in Chicago.")
+    assert not _judge(check, "The temperature drops to -1.1 °C overnight.")
+
+
+def test_actual_and_estimated_figures_given_respectively_beside_a_report_date() -> None:
+    results = ['{"symbol": "MSFT", "earnings": [{"quarter": "2025-Q4", "reported": "2026-01-24", '
+               '"actual_eps": 4.36, "estimated_eps": 4.15, "surprise_pct": 5.17}]}']
+    check = answer_checkpoint("In 2025-Q4 (reported 24 January 2026) Microsoft's actual EPS was $4.36 against an "
+                              "expected $4.15, a positive surprise of 5.17%.",
+                              "Report the latest quarter's actual EPS, estimated EPS and surprise.", "", results, 2026)
+    assert check is not None
+    right = ("Actual and expected EPS for Q4 2025 (reported 24 January 2026) were $4.36 and $4.15 respectively, "
+             "a surprise of 5.17%.")
+    assert _judge(check, right)
+    assert _judge(check, "In Q4 2025 it reported EPS of $4.36, while analysts expected $4.15, a surprise of 5.17%.")
+    assert not _judge(check, right.replace("$4.36 and $4.15", "$4.15 and $4.36"))
+    assert not _judge(check, "In Q4 2025 it reported EPS of $4.15, while analysts expected $4.36, a surprise of 5.17%.")
+
+
+def test_a_company_may_be_named_by_the_first_word_of_its_name_instead_of_its_symbol() -> None:
+    results = [json.dumps({"symbol": s, "name": n, "employees": e}) for s, n, e in
+               (("NVDA", "NVIDIA Corporation", 36000), ("AMD", "Advanced Micro Devices, Inc.", 28000),
+                ("INTC", "Intel Corporation", 108000))]
+    answer = "NVIDIA (NVDA): 36,000 employees. AMD: 28,000 employees. Intel (INTC): 108,000 employees."
+    check = answer_checkpoint(answer, "Get ticker info for NVDA, AMD and INTC and report employees for each.", "",
+                              results, 2026)
+    assert check is not None
+    table = "| Company | Employees |\n|---|---|\n| NVIDIA | {} |\n| AMD | {} |\n| Intel | {} |"
+    assert _judge(check, table.format("36,000", "28,000", "108,000"))
+    assert not _judge(check, table.format("108,000", "28,000", "36,000"))
+
+
+def test_a_fiscal_year_may_be_given_by_its_year() -> None:
+    results = [json.dumps({"symbol": "KO", "cash_flow": [{"period": "FY2025", "free_cash_flow": 9959.2},
+                                                         {"period": "FY2024", "free_cash_flow": 8829.8}]})]
+    check = answer_checkpoint("KO free cash flow, USD millions: FY2025 9,959.2; FY2024 8,829.8.",
+                              "Get the yearly cash-flow statement of KO and report the free cash flow per year.", "",
+                              results, 2026)
+    assert check is not None
+    assert _judge(check, "Free cash flow: 2025: $9.96 billion; 2024: $8.83 billion.")
+    assert not _judge(check, "Free cash flow: 2025: $9.96 billion; 2024: $9.31 billion.")
+    assert not _judge(check, "Free cash flow: FY2023: $9,959.2 million; FY2022: $8,829.8 million.")
+
+
+def test_a_download_path_is_a_detail_unless_the_goal_asks_where() -> None:
+    results = ['{"id": "2503.08812", "path": "papers/2503.08812.txt"}', '{"text": "a seat on 64% of journeys"}']
+    answer = ("I downloaded 2503.08812 to papers/2503.08812.txt; interline itineraries offered a seat on 64% of "
+              "journeys.")
+    free = answer_checkpoint(answer, "Find 2503.08812, download it, then read its results.", "", results, 2026)
+    assert free is not None
+    assert _judge(free, "Interline itineraries found a seat sixty-four percent of the time.")
+    assert not _judge(free, "Interline itineraries found a seat 38% of the time.")
+    where = answer_checkpoint(answer, "Download 2503.08812 and tell me where the file was saved.", "", results, 2026)
+    assert where is not None and not _judge(where, "Downloaded; a seat on 64% of journeys.")
+
+
+def test_figures_in_the_unit_asked_are_asked_and_may_be_whole_roundings() -> None:
+    """"Convert 2 lb to g and 8 oz to g": "907 g" and "227 g" round the results; each stays bound to its item."""
+    results = [json.dumps({"value": v, "from_unit": u, "to_unit": "g", "category": "mass", "result": r})
+               for v, u, r in ((2.0, "lb", 907.185), (8.0, "oz", 226.796))]
+    check = answer_checkpoint("Shakshuka in metric: tomatoes 2 lb = 907 g; feta 8 oz = 227 g.",
+                              "Fetch the recipe, then convert 2 lb to g and 8 oz to g.", "", results, 2026)
+    assert check is not None
+    assert _judge(check, "Tomatoes: 907 g. Feta: 227 g.")
+    assert _judge(check, "Tomatoes 907.185 g, feta 226.796 g.")
+    assert not _judge(check, "Tomatoes: 227 g. Feta: 907 g.")
+    assert not _judge(check, "Tomatoes: 907 g. Feta: 237 g.")

@@ -72,6 +72,15 @@ def test_a_rate_keeps_the_unit_it_is_per() -> None:
     assert text_problems(check, "The current mileage rate is 0.42 EUR per mile.")
 
 
+def test_a_rate_under_one_unit_of_money_may_be_given_in_cents() -> None:
+    patterns = rate_patterns("The current mileage rate is 0.42 EUR per kilometre.", [0.42])
+    assert patterns and re.search(patterns[0], "It is 42 euro cents per kilometre.")
+    assert re.search(patterns[0], "It is 42 cents/km.")
+    assert not re.search(patterns[0], "It is 42 euro cents per mile.")
+    assert not re.search(patterns[0], "It is 42 EUR per km.")
+    assert not re.search(patterns[0], "It is 142 cents per km.")
+
+
 def test_a_rate_per_day_or_hour_is_not_pinned_to_its_wording() -> None:
     """Per day is also "daily": no pattern for durations, and none for a figure that is no rate."""
     assert rate_patterns("The hire costs 14 EUR a day.", [14]) == []

@@ -39,14 +39,18 @@ _INSTRUCTION_WORDS = {"report", "tell", "give", "show", "list", "find", "get", "
                       "email", "mail", "search", "open", "read", "answer", "please", "want", "need", "like", "would",
                       "could", "also", "then", "first", "next", "what", "which", "who", "when", "where", "how", "why",
                       "whether", "there", "does", "did", "can", "you", "your", "our", "my", "me", "and", "the", "for"}
-_SYNONYMS = {"actual": ["actual", "reported", "came in", "delivered"],
+_HIGH_WORDS = ["high", "max", "warmest", "peak", "top out", "tops out", "climb to", "climbs to"]
+_LOW_WORDS = ["low", "min", "coolest", "coldest", "bottom", "down to", "drop to", "drops to", "dip to", "dips to",
+              "fall to", "falls to"]
+"""How an answer names the ends of a range of temperatures: "a low of -10 °C", "it gets down to 13 °F"."""
+_SYNONYMS = {"actual": ["actual", "reported eps", "reported earnings", "came in", "delivered", "earned"],
              "estimated": ["estimat", "expect", "consensus", "forecast", "analyst"],
              "expected": ["estimat", "expect", "consensus", "forecast", "analyst"],
-             "high": ["high", "max", "warmest", "peak"], "low": ["low", "min", "coolest", "coldest", "bottom"],
+             "high": _HIGH_WORDS, "low": _LOW_WORDS,
              "arrival": ["arriv", "gets in", "reach"], "arrive": ["arriv", "gets in", "reach"],
              "departure": ["depart", "leav"], "depart": ["depart", "leav"],
              "open": ["open"], "close": ["clos"], "previous": ["previous", "prior", "last"],
-             "min": ["min", "low"], "max": ["max", "high"], "mean": ["mean", "average", "avg"],
+             "min": _LOW_WORDS, "max": _HIGH_WORDS, "mean": ["mean", "average", "avg"],
              "average": ["average", "mean", "avg"], "total": ["total", "sum", "overall"],
              "squared": ["squar", "r²", "r2", "r^2", "determination"],
              "citation": ["citat", "cited", "cites"], "citations": ["citat", "cited", "cites"]}
@@ -166,10 +170,19 @@ def _record_words(value: Value, answer: str, docs: list[Any]) -> set[str]:
                 continue
             for f in fields:
                 if isinstance(f, str) and 3 <= len(f) <= 40 and not _same(f, value):
-                    text = normalise_text(f)
-                    if re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", norm_answer):
-                        out.add(text)
+                    for text in (normalise_text(f), _short_name(f)):
+                        if text and re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", norm_answer):
+                            out.add(text)
     return out
+
+
+def _short_name(field: str) -> str | None:
+    """The first word of a record's name as answers shorten it ("NVIDIA" for "NVIDIA Corporation"), where it is
+    a capitalised word of its own; None otherwise."""
+    words = field.split()
+    if len(words) < 2 or not re.fullmatch(r"[A-Z][A-Za-z]{3,}", words[0]):
+        return None
+    return normalise_text(words[0])
 
 
 def _same(field_value: Any, value: Value) -> bool:
@@ -273,12 +286,19 @@ def _bound_facts(group: list[Value], answer: str, docs: list[Any], wide: bool = 
     distinct = []
     for i, mine in enumerate(labels):
         others = set().union(*(labels[j] for j in range(len(labels)) if j != i))
-        own = sorted(w for w in mine if not any(w in o or o in w for o in others))
+        own = sorted(w for w in mine if not any(w in o or (o in w and not _phrase_around(o, w)) for o in others))
         if not own:
             return None
         distinct.append(own)
-    facts = [Fact(label=own, value=v.value) for own, v in zip(distinct, group, strict=True)]
+    facts = [_to_whole(Fact(label=own, value=v.value)) if _rounded_whole(v) else Fact(label=own, value=v.value)
+             for own, v in zip(distinct, group, strict=True)]
     return facts if all(f.stated for f in check_facts(answer, facts)) else None
+
+
+def _phrase_around(word: str, phrase: str) -> bool:
+    """Whether a phrase holds a shared word as a whole word beside words of its own ("reported eps" around
+    "eps"): the phrase still names one fact alone."""
+    return " " in phrase and word in phrase.split()
 
 
 def _name_options(value: Value, names_elsewhere: set[str]) -> list[Any] | Any:
@@ -456,13 +476,16 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if given or _incidental(value, answer, asked, today) or _the_clock(value, asked, now):
             continue
         precise = precise_number(value, read_results) if value.kind == "number" else value.value
+        if precise == value.value and value.kind == "number":
+            precise = _whole_in_unit_asked(value, answer, asked, docs)
         if precise == value.value and not any(grounded_in(value, r) for r in read_results):
             continue  # neither stated by a result nor a rounding of one ("-2.286" for -2.2865)
         if value.kind == "number":
             value = Value(value.kind, precise, value.start, value.end, value.text)
         if value.key not in {v.key for v in grounded} or assigned_label(value, answer, asked):
             grounded.append(value)
-    named = []
+    grounded = [v for v in grounded if not (v.kind == "path" and _named_file(str(v.value), asked))]  # "download
+    named = []  # 2503.08812": where the tool put the file is a detail left free
     asks_who = bool(re.search(r"(?i)\bwho(?:m|se|'s)?\b", asked))
     asks_name = bool(re.search(r"(?i)\bwhich\b|\b(?:title|name|called)\b", asked))
     for v in grounded:
@@ -485,6 +508,9 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
                 not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked) and not keys & how_asks(asked):
             continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
+        if v.kind == "number" and (unit := _unit_in(answer, v.value)) is not None and _asks_in_unit(asked, unit):
+            named.append(v)  # "convert 8 oz to g": every figure in grams is what was asked
+            continue
         if v.kind == "number" and _another_weather_quantity(keys, asked):
             continue  # "will I need an umbrella?": the day's high beside the chance of rain is not asked
         if v.kind == "path" or _names_goal(keys | _context(v, answer) | ({"day"} if v.kind == "weekday" else set()),
@@ -589,7 +615,32 @@ def _latest_period(facts: list[Fact], contains: list[Any], asked: str) -> tuple[
         return facts, contains
     latest = max(dated)
     return ([f for f, p in zip(facts, periods, strict=True) if p is None or p == latest],
-            [c for c in contains if (p := _period([c])) is None or p == latest])
+            [c for c in contains if (p := _period(_as_options(c))) is None or p == latest])
+
+
+def _period_options(code: str) -> list[str] | None:
+    """A code of a fiscal period as a correct answer may write it: FY2025 also as "2025" ("fiscal 2025"),
+    2025-Q4 also as "Q4 2025"; None for a code that names no period."""
+    period = _period([code])
+    if period is None or not re.search(r"(?i)fy|q", code):
+        return None
+    year, quarter = period
+    if not quarter:
+        return [code, str(year)]
+    return list(dict.fromkeys([code, f"{year}-Q{quarter}", f"Q{quarter} {year}", f"{year} Q{quarter}",
+                               f"Q{quarter}-{year}", f"Q{quarter} of {year}"]))
+
+
+_ASKS_WHERE = re.compile(r"(?i)\b(?:where|path|location|folder|directory|saved?|file\s*name)\b")
+
+
+def _named_file(path: str, asked: str) -> bool:
+    """Whether the request already names the file a path holds (its specific name or stem: "download 2503.08812")
+    and does not ask where it went: the path is then where a tool chose to put it, a detail left free."""
+    options = _as_options(_path_options(path))[1:]
+    norm = normalise_text(asked)
+    return not _ASKS_WHERE.search(asked) and any(
+        re.search(r"(?<![\w.])" + re.escape(normalise_text(o)) + r"(?![\w])", norm) for o in options)
 
 
 _NONE_OF = re.compile(r"^\s*(?:%\s*)?(?:chance|probability|risk|likelihood)\s+of\s+([a-z]+)|^\s+([a-z]+s)\b")
@@ -691,9 +742,14 @@ def _other_extreme(value: Value, asked: str, docs: list[Any]) -> bool:
 
 def _measured(fact: Fact, unit: str | None) -> Fact:
     """A fact with the unit the explorer gave it, which a measurement may be rounded to ("311 km" for 311.3 km)."""
+    return _to_whole(fact.model_copy(update={"unit": unit})) if unit is not None else fact
+
+
+def _to_whole(fact: Fact) -> Fact:
+    """A measurement of 10 or more that a correct answer may round to a whole number ("68 kg" for 68.04 kg)."""
     value = fact.values[0]
-    whole = unit is not None and isinstance(value, float) and abs(value) >= 10
-    return fact.model_copy(update={"unit": unit, "tol": 0.5 if whole else fact.tol})
+    whole = isinstance(value, float) and abs(value) >= 10
+    return fact.model_copy(update={"tol": 0.5 if whole else fact.tol})
 
 
 def _hours_and_minutes(value: Any, unit: str) -> list[str]:
@@ -710,9 +766,51 @@ def _hours_and_minutes(value: Any, unit: str) -> list[str]:
 
 
 def _names_a_unit(text: str, names: list[str]) -> bool:
-    """Whether a text (the goal) names one of these units: the task is then about that unit itself."""
+    """Whether a text (the goal) names one of these units as the one it wants ("what's that in kg?", "convert
+    to km/h"): the task is then about that unit itself. A unit that follows a figure of the goal ("response
+    times of 212 ... 190 ms") only says what the data is measured in, and the answer may use another unit."""
     norm = normalise_text(text)
-    return any(re.search(r"(?<![\w])" + re.escape(n) + r"(?![\w])", norm) for n in names if len(n) >= 2)
+    return any(not re.search(r"\d\s*$", norm[:m.start()])
+               for n in names if len(n) >= 2
+               for m in re.finditer(r"(?<![\w])" + re.escape(n) + r"(?![\w])", norm))
+
+
+def _whole_in_unit_asked(value: Value, answer: str, asked: str, docs: list[Any]) -> Scalar:
+    """The result figure a whole number in a unit the request asks for rounds ("8 oz = 227 g" for 226.796 g),
+    where one result figure alone does; else the number as written."""
+    if isinstance(value.value, bool) or not isinstance(value.value, int):
+        return value.value
+    unit = _unit_in(answer, value.value)
+    if unit is None or not _asks_in_unit(asked, unit):
+        return value.value
+    near = {leaf for doc in docs for _path, leaf in leaves(doc) if isinstance(leaf, float)
+            and not leaf.is_integer() and abs(leaf - value.value) < 0.5}
+    return near.pop() if len(near) == 1 else value.value
+
+
+def _unit_of(answer: str, value: Value) -> str | None:
+    """The unit the explorer's answer names after this value, found where it is written ("907 g" for the 907.185
+    a result gave) or, failing that, wherever the answer states the value."""
+    unit = unit_after(normalise_text(answer), value.end)
+    return unit if unit is not None and quantity_names(unit) else _unit_in(answer, value.value)
+
+
+def _rounded_whole(value: Value) -> bool:
+    """Whether the answer writes a precise figure as a whole number ("227" for 226.796)."""
+    return (isinstance(value.value, float) and not value.value.is_integer()
+            and re.fullmatch(r"-?[\d,]+", value.text.strip()) is not None)
+
+
+_TO_UNIT = r"(?<![\w])(?:to|in|into)\s+(?:degrees\s+)?°?\s*"
+
+
+def _asks_in_unit(asked: str, unit: str) -> bool:
+    """Whether the request asks for figures in this unit ("convert 8 oz to g", "what's that in km/h?")."""
+    key = unit_key(unit)
+    names = [n for n in {unit, *quantity_names(unit)} if unit_key(n) == key]
+    norm = normalise_text(asked)
+    return _names_a_unit(asked, names) or any(re.search(_TO_UNIT + re.escape(normalise_text(n)) + r"(?![\w])", norm)
+                                              for n in names)
 
 
 def _path_options(path: str) -> list[str] | str:
@@ -776,6 +874,11 @@ def _with_weekdays(labels: list[str], today: date | None, asked: str) -> list[st
         options = day_options(label, today, asked)
         out += options if isinstance(options, list) else [options]
     return list(dict.fromkeys(out))
+
+
+def _with_periods(labels: list[str]) -> list[str]:
+    """A fact's labels, a fiscal period among them also as a correct answer may write it ("2025" for fy2025)."""
+    return list(dict.fromkeys(x for label in labels for x in (_period_options(label) or [label])))
 
 
 _CITATION_FIELD = re.compile(r"(?im)^\s*(title|author|year)\s*=\s*[{\"](.+?)[}\"]\s*,?\s*$")
@@ -857,7 +960,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
         group = [v for v in found if v.kind == kind and v not in assigned]
         swappable = _swappable(group, docs) if len(group) >= 2 else []
         if kind == "number":  # a distance and a price cannot be swapped: only values of one quantity can
-            quantity = {v: tuple(quantity_names(_unit_in(answer, v.value) or "")) for v in swappable}
+            quantity = {v: tuple(quantity_names(_unit_of(answer, v) or "")) for v in swappable}
             swappable = [v for v in swappable if sum(q == quantity[v] for q in quantity.values()) >= 2]
         bound = _bound_facts(swappable, answer, docs) if len(swappable) >= 2 and kind != "date" else None
         unasked = [v for v in swappable if bound and _other_extreme(v, f"{goal}\n{prompt}", docs)]
@@ -870,18 +973,19 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             swappable = list(dict.fromkeys([*swappable, *prose]))
             bound = _bound_facts(swappable, answer, docs, wide=True)
         if bound:  # a bound value keeps its unit: "a low of 27.9 °F" states a low of -2.3 °C
-            facts += [_measured(f, _unit_in(answer, f.value)) if kind == "number" else f for f in bound]
+            facts += [_measured(f, _unit_of(answer, v)) if kind == "number" else f
+                      for f, v in zip(bound, [v for v in swappable if v not in unasked], strict=True)]
         for v in group:
             if (bound and v in swappable) or v in unasked:
                 continue
-            unit = _unit_in(answer, v.value) if kind == "number" else None
+            unit = _unit_of(answer, v) if kind == "number" else None
             if unit is not None and (clock := _hours_and_minutes(v.value, unit)):
                 contains.append([v.value, *clock])  # 46.5833 h: "46 hours and 35 minutes" is the same span
             elif unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
                 names = quantity_names(unit)
-                if _names_a_unit(f"{goal}\n{prompt}", names):  # "what's that in km/h": in that unit, no other
+                if _asks_in_unit(f"{goal}\n{prompt}", unit):  # "what's that in km/h": in that unit, no other
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
-                    facts.append(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value))
+                    facts.append(_to_whole(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value)))
                 else:
                     own = [*_asked_fields(v, docs, f"{goal}\n{prompt}"), *names, *([] if unit in names else [unit])]
                     facts.append(_measured(Fact(label=list(dict.fromkeys(own)), value=v.value), unit))
@@ -891,7 +995,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     titles = _title_parts([v for v in found if v.kind == "name"], answer, read_results)
     fragments = {v for group in titles for v in group}
     for v in found:
-        if v.kind in {"email", "code", "weekday"}:
+        if v.kind == "code" and (period := _period_options(str(v.value))):
+            contains.append(period)  # FY2025: also "fiscal 2025", "2025"; 2025-Q4: also "Q4 2025"
+        elif v.kind in {"email", "code", "weekday"}:
             contains.append(v.value)
         elif v.kind == "path":
             contains.append(_path_options(str(v.value)))
@@ -903,7 +1009,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
         head = _as_options(_name_options(group[0], names_elsewhere))  # "the attention-sinks paper"
         contains.append(list(dict.fromkeys([*head, *(v.value for v in group[1:])])))
     asked = f"{goal}\n{prompt}"
-    facts = [f.model_copy(update={"label": _with_weekdays(f.labels, today, asked)}) for f in facts]
+    facts = [f.model_copy(update={"label": _with_periods(_with_weekdays(f.labels, today, asked))}) for f in facts]
     facts = [f.model_copy(update={"tol": 0.0}) if _field_named(f.values[0], asked, docs) else f for f in facts]
     facts, contains = _latest_period(facts, contains, asked)
     scale = _stated_scale(answer, year)
@@ -916,5 +1022,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
     facts += [c for c in cited if isinstance(c, Fact)]
     rates = rate_patterns(answer, [v.value for v in found if v.kind == "number"])  # "0.42 EUR per km", not per mile
+    if not (contains or facts or absent or rates):
+        return None
     return ValueCheckpoint(id="answer", source="final_message", contains=contains, facts=facts, absent=absent,
                            regex=rates, description="the answer states the values the tool results gave")

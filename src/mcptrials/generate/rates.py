@@ -30,6 +30,14 @@ def _figure(text: str) -> str:
     return pattern + (r"\." + re.escape(frac) + r"0*" if frac else r"(?:\.0+)?")
 
 
+def _in_cents(figure: str, number: float) -> str:
+    """A pattern for an amount under one unit of money, also as whole cents ("42 euro cents" for 0.42 EUR)."""
+    cents = round(number * 100, 6)
+    if not 0 < number < 1 or cents != int(cents):
+        return _figure(figure)
+    return r"(?:" + _figure(figure) + r"|" + str(int(cents)) + r"(?=\s*(?:[a-z]+\s+)?cents?\b))"
+
+
 def rate_patterns(text: str, wanted: list[Any]) -> list[str]:
     """For each figure of ``wanted`` the text gives per a unit of measure, a pattern that finds it per that
     same unit (any of its names) and no other: the unit a rate is per is part of its value."""
@@ -48,8 +56,8 @@ def rate_patterns(text: str, wanted: list[Any]) -> list[str]:
                        key=len, reverse=True)
         if key is None or not names or quantity_of(key) in _OTHER_WORDS:
             continue
-        pattern = (r"(?i)(?<![\d.])" + _figure(m.group(1)) + r"(?![\d])" + _GAP + r"(?:\b" + _PER + r"\b\s*|/\s*)(?:"
-                   + "|".join(re.escape(n) for n in names) + r")(?![a-z])")
+        pattern = (r"(?i)(?<![\d.])" + _in_cents(m.group(1), number) + r"(?![\d])" + _GAP + r"(?:\b" + _PER
+                   + r"\b\s*|/\s*)(?:" + "|".join(re.escape(n) for n in names) + r")(?![a-z])")
         if pattern not in out:
             out.append(pattern)
     return out
