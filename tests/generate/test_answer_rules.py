@@ -621,3 +621,19 @@ def test_figures_in_the_unit_asked_are_asked_and_may_be_whole_roundings() -> Non
     assert _judge(check, "Tomatoes 907.185 g, feta 226.796 g.")
     assert not _judge(check, "Tomatoes: 227 g. Feta: 907 g.")
     assert not _judge(check, "Tomatoes: 907 g. Feta: 237 g.")
+
+
+def test_figures_in_units_asked_beside_figures_bound_to_items() -> None:
+    """Grams bound to their ingredients, a volume and a temperature in the units asked: read in any order."""
+    results = [json.dumps({"value": v, "from_unit": u, "to_unit": t, "result": r})
+               for v, u, t, r in ((2.0, "lb", "g", 907.185), (8.0, "oz", "g", 226.796), (1.5, "cup", "ml", 354.882),
+                                  (375.0, "F", "C", 190.556))]
+    check = answer_checkpoint("Shakshuka in metric: tomatoes 2 lb = 907 g; feta 8 oz = 227 g; onion 1.5 cups = 355 ml; "
+                              "oven 375 °F = 190.6 °C (about 190 °C).",
+                              "Fetch the recipe, then convert 2 lb to g, 1.5 cup to ml, 8 oz to g and 375 F to C.", "",
+                              results, 2026)
+    assert check is not None
+    assert _judge(check, "Tomatoes 907.185 g, feta 226.796 g, onion 354.882 ml, oven 190.556 °C.")
+    assert _judge(check, "Tomatoes: 907 g. Feta: 227 g. Onion: 355 ml. Oven: 191 °C.")
+    assert not _judge(check, "Tomatoes: 227 g. Feta: 907 g. Onion: 355 ml. Oven: 191 °C.")
+    assert not _judge(check, "Tomatoes: 907 g. Feta: 227 g. Onion: 237 ml. Oven: 191 °C.")

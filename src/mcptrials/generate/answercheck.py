@@ -508,7 +508,7 @@ def answer_values(answer: str, goal: str, prompt: str, read_results: list[str], 
         if v.kind == "number" and isinstance(v.value, int) and structured and keys <= _COUNT_KEYS and \
                 not re.search(r"(?i)\bhow many\b|\bnumber of\b|\bcount\b", asked) and not keys & how_asks(asked):
             continue  # how many observations a statistic rests on ("13 weekly closes"): not what was asked
-        if v.kind == "number" and (unit := _unit_in(answer, v.value)) is not None and _asks_in_unit(asked, unit):
+        if v.kind == "number" and (unit := _unit_of(answer, v)) is not None and _asks_in_unit(asked, unit):
             named.append(v)  # "convert 8 oz to g": every figure in grams is what was asked
             continue
         if v.kind == "number" and _another_weather_quantity(keys, asked):
@@ -743,6 +743,13 @@ def _other_extreme(value: Value, asked: str, docs: list[Any]) -> bool:
 def _measured(fact: Fact, unit: str | None) -> Fact:
     """A fact with the unit the explorer gave it, which a measurement may be rounded to ("311 km" for 311.3 km)."""
     return _to_whole(fact.model_copy(update={"unit": unit})) if unit is not None else fact
+
+
+def _whole_options(value: Any) -> Any:
+    """A measurement of 10 or more, also as its whole rounding ("355" for 354.882 ml)."""
+    if isinstance(value, float) and abs(value) >= 10 and not value.is_integer():
+        return [value, round(value)]
+    return value
 
 
 def _to_whole(fact: Fact) -> Fact:
@@ -983,7 +990,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                 contains.append([v.value, *clock])  # 46.5833 h: "46 hours and 35 minutes" is the same span
             elif unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
                 names = quantity_names(unit)
-                if _asks_in_unit(f"{goal}\n{prompt}", unit):  # "what's that in km/h": in that unit, no other
+                if _asks_in_unit(f"{goal}\n{prompt}", unit) and bound:  # beside figures bound to the items'
+                    contains.append(_whole_options(v.value))  # words, a unit that follows its figure is no label
+                elif _asks_in_unit(f"{goal}\n{prompt}", unit):  # "what's that in km/h": in that unit, no other
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
                     facts.append(_to_whole(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value)))
                 else:
