@@ -239,3 +239,16 @@ def test_a_label_of_a_quantity_takes_the_value_in_that_quantity() -> None:
     assert all(v.stated for v in check_facts(right, facts))
     verdicts = check_facts(swapped, facts)
     assert not verdicts[0].stated and not verdicts[1].stated
+
+
+@pytest.mark.parametrize(("text", "expected", "found"), [
+    ("mean error of 8.7% at a fourteen-day horizon", 14, True),
+    ("a twenty-one-day trip", 21, True),
+    ("a ninety-minute lead time", 90, True),
+    ("a ten-minute walk", 100, False),
+    ("a fourteen-day horizon", 4, False),
+    ("a two-thirds majority", 2, False),     # a fraction stays words
+    ("a one-off payment", 1, False),         # "one-off", "one-way": no count
+])
+def test_a_number_in_words_joined_to_its_noun_is_read(text: str, expected: float, found: bool) -> None:
+    assert states(text, expected) is found

@@ -63,6 +63,15 @@ _LONE = re.compile(r"(?i)(?<![-\w])(?<!hundred )(?<!thousand )(?<!million )(?<!b
                    r"|(?<=that )(one)\b|(?<=which )(one)\b|(one)(?= of\b| another\b| by one\b| or\b)"
                    r"|(?<=[a-z] )(one)(?=[,.;:!?)]|\s*$| that\b| which\b| who\b| is\b| was\b))")
 _KEPT = re.compile(r"qqz(\w+?)zqq")
+_ONES = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+         r"seventeen|eighteen|nineteen)")
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_FRACTION = r"(?:half|halves|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|hundredth)s?"
+_BEFORE_NOUN = re.compile(r"(?i)\b(" + _TENS + r"(?:-" + _ONES + r")?|(?!one\b)" + _ONES + r"|hundred|thousand)-(?!(?:"
+                          + _ONES + "|" + _TENS + "|" + _FRACTION + r")\b)(?=[a-z])")
+"""A number in words joined to the noun it measures ("a fourteen-day horizon"), which the converter skips; not
+"one-off" or "one-way", nor a fraction ("two-thirds")."""
+_JOINED = " qqhyqq"
 _CENTS = re.compile(r"(?i)\$?(\d+) dollars?,? and (\d{1,2}) cents?\b")
 _CENTS_ONLY = re.compile(r"(?i)(?<![\d.,])(\d{1,2}) ((?:euro|us|usd|eur) )?cents?\b")
 _HALF = re.compile(r"(?i)\b(\d+) and an? (half|quarter)\b")
@@ -97,8 +106,10 @@ def _digits_for_words(text: str) -> str:
     text = _SCALE_AFTER_DIGIT.sub(lambda m: m.group(1) + _SHORT_SCALE[m.group(2).lower()], text)
     text = _WORD_COMMA.sub(r"\1 ", text)
     text = _LONE.sub(lambda m: "qqz" + m.group() + "zqq", text)
+    text = _BEFORE_NOUN.sub(lambda m: m.group(1) + _JOINED + " ", text)
     with contextlib.suppress(Exception):  # a converter failure never costs a verdict: the words stay words
         text = str(alpha2digit(text, "en", threshold=0))
+    text = text.replace(_JOINED + " ", "-")
     text = _KEPT.sub(r"\1", text)
     text = _HALF.sub(lambda m: f"{m.group(1)}.{'5' if m.group(2).lower() == 'half' else '25'}", text)
     text = _CENTS.sub(lambda m: f"${m.group(1)}.{int(m.group(2)):02d}", text)
