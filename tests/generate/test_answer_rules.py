@@ -6,7 +6,17 @@ import json
 from datetime import date, datetime, timedelta, timezone
 
 from mcptrials.generate.answercheck import answer_checkpoint
-from mcptrials.generate.conclusions import correlation_words, direction_words, superlative, yes_no
+from mcptrials.generate.conclusions import (
+    correlation_words,
+    direction_words,
+    limit_words,
+    proportion_words,
+    ranked_words,
+    superlative,
+    weather_words,
+    which_field,
+    yes_no,
+)
 from mcptrials.generate.values import quoted_spans
 from mcptrials.model import ValueCheckpoint
 from mcptrials.scoring.claims import check_facts, text_problems
@@ -523,3 +533,94 @@ def test_a_confirmations_asides_are_not_demanded_where_the_write_is_checked() ->
     assert answer_checkpoint(answer, goal, "", results, 2026, fallback=False) is None
     alone = answer_checkpoint(answer, goal, "", results, 2026)  # nothing else checks the task: the aside it is
     assert alone is not None and not _judge(alone, "Done: order 1161, 2 x Trail Bottle 1L.")
+
+
+def test_a_share_a_result_gives_may_not_be_called_the_other_side_of_half() -> None:
+    paper = [{"id": "2412.00001", "text": "Nine of fifteen reviewers preferred the new layout; 2 of 9 sites failed."}]
+    [most] = proportion_words("Nine of fifteen reviewers preferred the new layout.", paper)
+    assert not check_conclusion(most, "9 of 15 reviewers preferred it, so only a minority of the reviewers did.").passed
+    assert not check_conclusion(most, "Nine of fifteen reviewers liked it: fewer than half of the reviewers.").passed
+    for fine in ("9 of 15 reviewers preferred it: a majority of the reviewers.", "Nine of fifteen reviewers did.",
+                 "Yes, nine of fifteen reviewers preferred it; a minority of sites failed.",
+                 "9 of 15 reviewers: not a minority of reviewers at all."):
+        assert check_conclusion(most, fine).passed, fine
+    [few] = proportion_words("2 of 9 sites failed.", paper)
+    assert not check_conclusion(few, "2 of 9 sites failed: most sites had trouble.").passed
+    assert check_conclusion(few, "Two of nine sites failed, a minority of the sites.").passed
+    assert proportion_words("Three of five reviewers agreed.", paper) == []  # no result gives that share
+    assert proportion_words("Nine of fifteen reviewers preferred it, a minority of reviewers.", paper) == []
+
+
+def test_a_forecast_reported_as_rain_may_not_be_called_dry_and_a_dry_one_not_wet() -> None:
+    days = [{"days": [{"date": "2026-04-18", "condition": "light rain", "high_c": 23.5, "low_c": 18.9,
+                       "precip_chance": 85},
+                      {"date": "2026-04-19", "condition": "sunny", "high_c": 26.2, "low_c": 19.4, "precip_chance": 5}]}]
+    wet = weather_words("Saturday: light rain, 23.5 / 18.9 °C, 85% chance of rain.", days)
+    assert wet is not None
+    assert not check_conclusion(wet, "Saturday: light rain, high 23.5, low 18.9. It should stay dry.").passed
+    assert not check_conclusion(wet, "23.5 °C and 18.9 °C, 85% - no need for an umbrella, a dry day.").passed
+    for fine in ("Saturday: light rain, 23.5 / 18.9 °C. Bring an umbrella.", "High 23.5, low 18.9, rain likely.",
+                 "Yes: light rain (85%), 23.5 / 18.9 °C; it will not be a dry day."):
+        assert check_conclusion(wet, fine).passed, fine
+    dry = weather_words("Sunday: sunny, 26.2 / 19.4 °C.", days)
+    assert dry is not None
+    assert not check_conclusion(dry, "Sunday: sunny, 26.2 / 19.4, but it will rain in the evening.").passed
+    assert check_conclusion(dry, "Sunday is sunny (26.2 / 19.4 °C); no rain expected.").passed
+    # both days reported: the conditions differ, so neither word is ruled out
+    assert weather_words("Sat light rain 23.5/18.9; Sun sunny 26.2/19.4.", days) is None
+
+
+def test_a_limit_the_goal_sets_may_not_be_misread_for_the_figures_reported() -> None:
+    found = [{"results": [{"name": "Lotus Pharmacy", "distance_m": 7420, "open_now": True}]}]
+    goal = "I need a pharmacy open now within 8 km of the hotel."
+    inside = limit_words(goal, "Yes: Lotus Pharmacy is open and 7,420 m away.", found)
+    assert inside is not None
+    assert not check_conclusion(inside, "Lotus Pharmacy is 7,420 m away, beyond the 8 km you asked for.").passed
+    assert not check_conclusion(inside, "Lotus Pharmacy (7.42 km): sadly that's outside your range.").passed
+    for fine in ("Yes: Lotus Pharmacy, 7,420 m away, within 8 km.", "Lotus Pharmacy: open, 7.42 km away.",
+                 "Lotus Pharmacy is 7,420 m away, not beyond 8 km."):
+        assert check_conclusion(inside, fine).passed, fine
+    far = [{"results": [{"name": "Lotus Pharmacy", "distance_m": 9100, "open_now": True}]}]
+    outside = limit_words(goal, "The only open one, Lotus Pharmacy, is 9,100 m away.", far)
+    assert outside is not None
+    assert not check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, within 8 km.").passed
+    assert check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, so not within 8 km.").passed
+    assert limit_words("Find an open pharmacy near the hotel.", "Lotus Pharmacy, 7,420 m.", found) is None
+
+
+def test_a_superlative_of_figures_the_answer_lists_must_pick_the_record_they_rank_first() -> None:
+    tickers = [{"tickers": [
+        {"symbol": "AAA", "name": "Alder Corporation", "employees": 52000, "market_cap": 912000000000},
+        {"symbol": "BBB", "name": "Birch Inc.", "employees": 8000, "market_cap": 61500000000},
+        {"symbol": "CCC", "name": "Cedar Ltd", "employees": 23000, "market_cap": 143800000000}]}]
+    answer = ("Alder (AAA): $912 billion, 52,000 staff. Birch (BBB): $61.5 billion, 8,000 staff. "
+              "Cedar (CCC): $143.8 billion, 23,000 staff.")
+    checks = ranked_words(answer, tickers)
+    assert checks
+
+    def passes(text: str) -> bool:
+        return all(check_conclusion(c, text).passed for c in checks)
+
+    assert not passes(f"{answer} Cedar is the smallest of the three by market cap.")
+    assert not passes(f"{answer} CCC has the lowest market cap.")
+    for fine in (answer, f"{answer} Birch has the smallest market cap and Alder the largest market cap.",
+                 f"{answer} Cedar does not have the lowest market cap; Birch does."):
+        assert passes(fine), fine
+    assert ranked_words("Alder (AAA) has 52,000 staff.", tickers) == []  # one figure: nothing ranked
+
+
+def test_a_which_question_on_a_field_picks_the_records_that_hold_its_value() -> None:
+    centers = [{"visitor_centers": [{"name": "Pine Flat Visitor Center", "season": "May-Sep", "hours": "09:00-17:00"},
+                                    {"name": "River Bend Visitor Center", "season": "year-round",
+                                     "hours": "08:30-16:30"}]}]
+    goal = "Which visitor centers in the park are open all year?"
+    [which] = which_field(goal, "Only River Bend Visitor Center is open year-round; Pine Flat is seasonal "
+                                "(May-Sep).", centers)
+    assert which.holds == ["River Bend Visitor Center"]
+    assert not check_conclusion(which, "River Bend (year-round) and Pine Flat (May-Sep): both are open all "
+                                       "year.").passed
+    assert not check_conclusion(which, "Pine Flat Visitor Center is open year-round.").passed
+    for fine in ("River Bend Visitor Center stays open all year.", "River Bend: year round. Pine Flat: May-Sep.",
+                 "Just River Bend; Pine Flat is not open all year."):
+        assert check_conclusion(which, fine).passed, fine
+    assert which_field("Which visitor centers are there?", "River Bend and Pine Flat.", centers) == []
