@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from mcptrials.generate.answercheck import answer_checkpoint
 from mcptrials.generate.conclusions import (
+    baseline_words,
     correlation_words,
     direction_words,
     limit_words,
@@ -586,6 +587,10 @@ def test_a_limit_the_goal_sets_may_not_be_misread_for_the_figures_reported() -> 
     assert not check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, within 8 km.").passed
     assert check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, so not within 8 km.").passed
     assert limit_words("Find an open pharmacy near the hotel.", "Lotus Pharmacy, 7,420 m.", found) is None
+    # a walk of 4.0 km and a café 2.6 km away (2,634 m in the results): the limit rules out nothing
+    mixed = [{"route": {"distance_km": 4.0}}, {"results": [{"name": "Paper Crane", "distance_m": 2634}]}]
+    assert limit_words("Is there a café within 3 km of the tower?", "Walk: 4.0 km. Paper Crane is 2.6 km from the "
+                                                                   "tower, under 3 km.", mixed) is None
 
 
 def test_a_superlative_of_figures_the_answer_lists_must_pick_the_record_they_rank_first() -> None:
@@ -624,3 +629,20 @@ def test_a_which_question_on_a_field_picks_the_records_that_hold_its_value() -> 
                  "Just River Bend; Pine Flat is not open all year."):
         assert check_conclusion(which, fine).passed, fine
     assert which_field("Which visitor centers are there?", "River Bend and Pine Flat.", centers) == []
+
+
+def test_a_study_that_beat_its_baseline_by_the_figures_stated_may_not_be_said_to_trail_it() -> None:
+    paper = [{"id": "2501.00002", "section": "results",
+              "text": "The mean forecast error was 3.2 hours, against 4.5 hours for the operational model."}]
+    [beat] = baseline_words("Mean error 3.2 hours, against 4.5 hours for the operational model.", paper)
+    assert not check_conclusion(beat, "Its error was 3.2 hours vs 4.5 hours, so it trailed the operational "
+                                      "model.").passed
+    assert not check_conclusion(beat, "3.2 h against 4.5 h: not more accurate than the operational one.").passed
+    for fine in ("3.2 hours against 4.5 hours: better than the operational model.", "Error: 3.2 h (baseline 4.5 h).",
+                 "The operational model's 4.5 hours trails the new 3.2 hours."):
+        assert check_conclusion(beat, fine).passed, fine
+    scores = [{"text": "Our parser reached an accuracy of 71.5%, compared with 78.0% for the rule-based baseline."}]
+    [worse] = baseline_words("Accuracy 71.5% vs 78.0% for the baseline.", scores)
+    assert not check_conclusion(worse, "71.5% against 78.0%: it outperformed the baseline.").passed
+    assert check_conclusion(worse, "71.5% against 78.0%: it fell short of the baseline.").passed
+    assert baseline_words("Mean error 3.2 hours.", paper) == []  # one figure stated: nothing compared

@@ -14,7 +14,7 @@ from typing import Any
 from mcptrials.generate.answercheck import whole_field
 from mcptrials.generate.values import Value, grounded_in, leaves, quoted_spans, values_in
 from mcptrials.model import ConclusionCheckpoint
-from mcptrials.scoring.answers import normalise_text, states
+from mcptrials.scoring.answers import normalise_text, sentence_bounds, states
 from mcptrials.scoring.conclusions import check_conclusion, read_claims
 
 _YES_NO = re.compile(r"(?i)(?:^|[.!?:;]\s+|,\s*|\band\s+|\bbut\s+)((?:is|are|was|were|do|does|did|can|could|will|"
@@ -413,11 +413,74 @@ def _all_record_lists(doc: Any) -> list[list[dict[str, Any]]]:
     return out
 
 
+_BASELINES = ["baseline", "baselines", "classic", "traditional", "operational", "conventional", "standard",
+              "existing", "previous", "prior", "old", "simple", "simpler", "duration", "rule", "reference",
+              "benchmark", "current", "human", "state-of-the-art", "heuristic"]
+_BASELINE_NEAR = re.compile(r"\b(?:" + "|".join(re.escape(b) for b in _BASELINES) + r")\b")
+_LOWER_BETTER = re.compile(r"\b(?:errors?|loss|rmse|mae|mse|latency|delay|miss rate|false positives?|"
+                           r"deviation|bias|drift)\b")
+_HIGHER_BETTER = re.compile(r"\b(?:accuracy|kappa|agreement|precision|recall|f1|auc|score|success rate|"
+                            r"correlation|hit rate)\b")
+_FIGURE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?)(?![\w-])(\s*(?:%|[a-z]+))?")  # not "72-hour"
+_BETTER = ["more accurate than", "better than", "beat", "beats", "outperformed", "outperforms", "improved on",
+           "improves on", "ahead of", "lower error than", "smaller error than", "more precise than"]
+_WORSE = ["worse than", "less accurate than", "less precise than", "trailed", "trails", "trailing", "lagged",
+          "lagged behind", "lags", "lagging", "lagging behind", "behind", "fell short of", "falls short of",
+          "underperformed", "underperforms", "no better than"]
+
+
+def _study_and_baseline(text: str) -> tuple[float, float, bool] | None:
+    """The figure a result reports for the study and the one it reports for a baseline it compares with ("error
+    4.1 minutes ... the classic rule had an error of 6.8 minutes"), and whether lower is better."""
+    norm = normalise_text(text)
+    bounds = sentence_bounds(norm)
+    for k, (start, end) in enumerate(bounds):
+        here = norm[start:end]
+        after = norm[bounds[k + 1][0]:bounds[k + 1][1]] if k + 1 < len(bounds) else ""
+        first = _FIGURE.search(here)
+        if first is None or _BASELINE_NEAR.search(here[:first.start()]):
+            continue
+        lower = bool(_LOWER_BETTER.search(here))
+        if lower == bool(_HIGHER_BETTER.search(here)):
+            continue  # neither, or both: which way is better is not said
+        unit = (first.group(2) or "").strip()
+        rest = here[first.end():] + " " + after
+        second = next((m for m in _FIGURE.finditer(rest) if (m.group(2) or "").strip() == unit), None)
+        if second is None or not _BASELINE_NEAR.search(rest):
+            continue
+        a, b = float(first.group(1)), float(second.group(1))
+        if a != b:
+            return a, b, lower
+    return None
+
+
+def baseline_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
+    """Whether the study a result reports beat the baseline it compares with, by the two figures the answer
+    states: "it trailed the operational model" for 142 km of track error against 168 km fails."""
+    out: list[ConclusionCheckpoint] = []
+    texts = [str(leaf) for doc in docs for _path, leaf in leaves(doc) if isinstance(leaf, str) and len(leaf) > 40]
+    for text in texts:
+        pair = _study_and_baseline(text)
+        if pair is None or not (states(answer, pair[0]) and states(answer, pair[1])):
+            continue
+        study, baseline, lower = pair
+        better = study < baseline if lower else study > baseline
+        role = [f"{w} the {b}" for w in _BETTER for b in _BASELINES]
+        opposite = [f"{w} the {b}" for w in _WORSE for b in _BASELINES]
+        cp = ConclusionCheckpoint(id=f"conclusion_baseline_{len(out) + 1}", role=role, opposite=opposite,
+                                  options=["the study"], holds=["the study"] if better else [], required=False,
+                                  description=f"{study:g} against {baseline:g} for the baseline: the study did "
+                                              f"{'better' if better else 'worse'}")
+        if check_conclusion(cp, answer).passed and cp.description not in {c.description for c in out}:
+            out.append(cp)
+    return out
+
+
 def figure_words(answer: str, docs: list[Any]) -> list[ConclusionCheckpoint]:
     """The qualitative words the figures an answer states rule out, asked for or not ("all three ended higher"
     beside -4.49 % on a page the goal only asked to publish; "a minority" for seven of twelve)."""
     found = [correlation_words(answer, docs), *direction_words(answer, docs), *proportion_words(answer, docs),
-             weather_words(answer, docs), *ranked_words(answer, docs)]
+             weather_words(answer, docs), *ranked_words(answer, docs), *baseline_words(answer, docs)]
     return [cp for cp in found if cp is not None]
 
 
@@ -440,10 +503,11 @@ def _unit_of_key(key: str) -> tuple[str, float] | None:
     return _SCALE.get(tail)
 
 
-def limit_words(goal: str, answer: str, docs: list[Any]) -> ConclusionCheckpoint | None:
-    """What a limit the goal sets ("within about 10 km") rules out for the figures the answer reports of that
-    kind: "beyond the 10 km" when all of them are inside it, "within 10 km" when all are outside."""
-    m = _LIMIT.search(goal)
+def limit_words(asked: str, answer: str, docs: list[Any]) -> ConclusionCheckpoint | None:
+    """What a limit the request sets ("within about 10 km") rules out for the figures the answer reports of that
+    kind (in the results' unit or the limit's): "beyond the 10 km" when all of them are inside it, "within 10 km"
+    when all are outside. Only a limit the agent reads counts: one only the explorer's goal set is no promise."""
+    m = _LIMIT.search(asked)
     if m is None:
         return None
     word, number, unit = m.group(1).lower(), m.group(2), m.group(3).lower()
@@ -457,7 +521,7 @@ def limit_words(goal: str, answer: str, docs: list[Any]) -> ConclusionCheckpoint
             for key, v in node.items():
                 kind = _unit_of_key(str(key))
                 if isinstance(v, int | float) and not isinstance(v, bool) and kind is not None and \
-                        kind[0] == dimension and states(answer, v):
+                        kind[0] == dimension and (states(answer, v) or states(answer, v * kind[1] / scale)):
                     stated.append(float(v) * kind[1])
                     name = node.get("name") or node.get("title")
                     if isinstance(name, str) and name not in names:
@@ -546,11 +610,11 @@ def which_field(goal: str, answer: str, docs: list[Any]) -> list[ConclusionCheck
 
 
 def conclusions(goal: str, answer: str, read_results: list[str], docs: list[Any],
-                year: int | None) -> list[ConclusionCheckpoint]:
-    """Every conclusion the goal asks for and the explorer's answer draws clearly (``figure_words`` adds what its
-    figures rule out)."""
+                year: int | None, asked: str | None = None) -> list[ConclusionCheckpoint]:
+    """Every conclusion the goal asks for and the explorer's answer draws clearly, and what a limit the request
+    (``asked``, the prompt the agent reads) sets rules out (``figure_words`` adds what its figures rule out)."""
     found = [yes_no(goal, answer), superlative(goal, answer, read_results, docs, year),
-             limit_words(goal, answer, docs)]
+             limit_words(asked or goal, answer, docs)]
     if found[1] is None:  # a "which" question no superlative answers: perhaps one of the records' fields
         found += which_field(goal, answer, docs)
     return [cp for cp in found if cp is not None]
