@@ -6,7 +6,18 @@ import json
 from datetime import date, datetime, timedelta, timezone
 
 from mcptrials.generate.answercheck import answer_checkpoint
-from mcptrials.generate.conclusions import correlation_words, direction_words, superlative, yes_no
+from mcptrials.generate.conclusions import (
+    baseline_words,
+    correlation_words,
+    direction_words,
+    limit_words,
+    proportion_words,
+    ranked_words,
+    superlative,
+    weather_words,
+    which_field,
+    yes_no,
+)
 from mcptrials.generate.values import quoted_spans
 from mcptrials.model import ValueCheckpoint
 from mcptrials.scoring.claims import check_facts, text_problems
@@ -637,3 +648,114 @@ def test_figures_in_units_asked_beside_figures_bound_to_items() -> None:
     assert _judge(check, "Tomatoes: 907 g. Feta: 227 g. Onion: 355 ml. Oven: 191 °C.")
     assert not _judge(check, "Tomatoes: 227 g. Feta: 907 g. Onion: 355 ml. Oven: 191 °C.")
     assert not _judge(check, "Tomatoes: 907 g. Feta: 227 g. Onion: 237 ml. Oven: 191 °C.")
+
+def test_a_share_a_result_gives_may_not_be_called_the_other_side_of_half() -> None:
+    paper = [{"id": "2412.00001", "text": "Nine of fifteen reviewers preferred the new layout; 2 of 9 sites failed."}]
+    [most] = proportion_words("Nine of fifteen reviewers preferred the new layout.", paper)
+    assert not check_conclusion(most, "9 of 15 reviewers preferred it, so only a minority of the reviewers did.").passed
+    assert not check_conclusion(most, "Nine of fifteen reviewers liked it: fewer than half of the reviewers.").passed
+    for fine in ("9 of 15 reviewers preferred it: a majority of the reviewers.", "Nine of fifteen reviewers did.",
+                 "Yes, nine of fifteen reviewers preferred it; a minority of sites failed.",
+                 "9 of 15 reviewers: not a minority of reviewers at all."):
+        assert check_conclusion(most, fine).passed, fine
+    [few] = proportion_words("2 of 9 sites failed.", paper)
+    assert not check_conclusion(few, "2 of 9 sites failed: most sites had trouble.").passed
+    assert check_conclusion(few, "Two of nine sites failed, a minority of the sites.").passed
+    assert proportion_words("Three of five reviewers agreed.", paper) == []  # no result gives that share
+    assert proportion_words("Nine of fifteen reviewers preferred it, a minority of reviewers.", paper) == []
+
+
+def test_a_forecast_reported_as_rain_may_not_be_called_dry_and_a_dry_one_not_wet() -> None:
+    days = [{"days": [{"date": "2026-04-18", "condition": "light rain", "high_c": 23.5, "low_c": 18.9,
+                       "precip_chance": 85},
+                      {"date": "2026-04-19", "condition": "sunny", "high_c": 26.2, "low_c": 19.4, "precip_chance": 5}]}]
+    wet = weather_words("Saturday: light rain, 23.5 / 18.9 °C, 85% chance of rain.", days)
+    assert wet is not None
+    assert not check_conclusion(wet, "Saturday: light rain, high 23.5, low 18.9. It should stay dry.").passed
+    assert not check_conclusion(wet, "23.5 °C and 18.9 °C, 85% - no need for an umbrella, a dry day.").passed
+    for fine in ("Saturday: light rain, 23.5 / 18.9 °C. Bring an umbrella.", "High 23.5, low 18.9, rain likely.",
+                 "Yes: light rain (85%), 23.5 / 18.9 °C; it will not be a dry day."):
+        assert check_conclusion(wet, fine).passed, fine
+    dry = weather_words("Sunday: sunny, 26.2 / 19.4 °C.", days)
+    assert dry is not None
+    assert not check_conclusion(dry, "Sunday: sunny, 26.2 / 19.4, but it will rain in the evening.").passed
+    assert check_conclusion(dry, "Sunday is sunny (26.2 / 19.4 °C); no rain expected.").passed
+    # both days reported: the conditions differ, so neither word is ruled out
+    assert weather_words("Sat light rain 23.5/18.9; Sun sunny 26.2/19.4.", days) is None
+
+
+def test_a_limit_the_goal_sets_may_not_be_misread_for_the_figures_reported() -> None:
+    found = [{"results": [{"name": "Lotus Pharmacy", "distance_m": 7420, "open_now": True}]}]
+    goal = "I need a pharmacy open now within 8 km of the hotel."
+    inside = limit_words(goal, "Yes: Lotus Pharmacy is open and 7,420 m away.", found)
+    assert inside is not None
+    assert not check_conclusion(inside, "Lotus Pharmacy is 7,420 m away, beyond the 8 km you asked for.").passed
+    assert not check_conclusion(inside, "Lotus Pharmacy (7.42 km): sadly that's outside your range.").passed
+    for fine in ("Yes: Lotus Pharmacy, 7,420 m away, within 8 km.", "Lotus Pharmacy: open, 7.42 km away.",
+                 "Lotus Pharmacy is 7,420 m away, not beyond 8 km."):
+        assert check_conclusion(inside, fine).passed, fine
+    far = [{"results": [{"name": "Lotus Pharmacy", "distance_m": 9100, "open_now": True}]}]
+    outside = limit_words(goal, "The only open one, Lotus Pharmacy, is 9,100 m away.", far)
+    assert outside is not None
+    assert not check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, within 8 km.").passed
+    assert check_conclusion(outside, "Lotus Pharmacy is 9,100 m away, so not within 8 km.").passed
+    assert limit_words("Find an open pharmacy near the hotel.", "Lotus Pharmacy, 7,420 m.", found) is None
+    # a walk of 4.0 km and a café 2.6 km away (2,634 m in the results): the limit rules out nothing
+    mixed = [{"route": {"distance_km": 4.0}}, {"results": [{"name": "Paper Crane", "distance_m": 2634}]}]
+    assert limit_words("Is there a café within 3 km of the tower?", "Walk: 4.0 km. Paper Crane is 2.6 km from the "
+                                                                   "tower, under 3 km.", mixed) is None
+
+
+def test_a_superlative_of_figures_the_answer_lists_must_pick_the_record_they_rank_first() -> None:
+    tickers = [{"tickers": [
+        {"symbol": "AAA", "name": "Alder Corporation", "employees": 52000, "market_cap": 912000000000},
+        {"symbol": "BBB", "name": "Birch Inc.", "employees": 8000, "market_cap": 61500000000},
+        {"symbol": "CCC", "name": "Cedar Ltd", "employees": 23000, "market_cap": 143800000000}]}]
+    answer = ("Alder (AAA): $912 billion, 52,000 staff. Birch (BBB): $61.5 billion, 8,000 staff. "
+              "Cedar (CCC): $143.8 billion, 23,000 staff.")
+    checks = ranked_words(answer, tickers)
+    assert checks
+
+    def passes(text: str) -> bool:
+        return all(check_conclusion(c, text).passed for c in checks)
+
+    assert not passes(f"{answer} Cedar is the smallest of the three by market cap.")
+    assert not passes(f"{answer} CCC has the lowest market cap.")
+    for fine in (answer, f"{answer} Birch has the smallest market cap and Alder the largest market cap.",
+                 f"{answer} Cedar does not have the lowest market cap; Birch does."):
+        assert passes(fine), fine
+    assert ranked_words("Alder (AAA) has 52,000 staff.", tickers) == []  # one figure: nothing ranked
+
+
+def test_a_which_question_on_a_field_picks_the_records_that_hold_its_value() -> None:
+    centers = [{"visitor_centers": [{"name": "Pine Flat Visitor Center", "season": "May-Sep", "hours": "09:00-17:00"},
+                                    {"name": "River Bend Visitor Center", "season": "year-round",
+                                     "hours": "08:30-16:30"}]}]
+    goal = "Which visitor centers in the park are open all year?"
+    [which] = which_field(goal, "Only River Bend Visitor Center is open year-round; Pine Flat is seasonal "
+                                "(May-Sep).", centers)
+    assert which.holds == ["River Bend Visitor Center"]
+    assert not check_conclusion(which, "River Bend (year-round) and Pine Flat (May-Sep): both are open all "
+                                       "year.").passed
+    assert not check_conclusion(which, "Pine Flat Visitor Center is open year-round.").passed
+    for fine in ("River Bend Visitor Center stays open all year.", "River Bend: year round. Pine Flat: May-Sep.",
+                 "Just River Bend; Pine Flat is not open all year."):
+        assert check_conclusion(which, fine).passed, fine
+    assert which_field("Which visitor centers are there?", "River Bend and Pine Flat.", centers) == []
+
+
+def test_a_study_that_beat_its_baseline_by_the_figures_stated_may_not_be_said_to_trail_it() -> None:
+    paper = [{"id": "2501.00002", "section": "results",
+              "text": "The mean forecast error was 3.2 hours, against 4.5 hours for the operational model."}]
+    [beat] = baseline_words("Mean error 3.2 hours, against 4.5 hours for the operational model.", paper)
+    assert not check_conclusion(beat, "Its error was 3.2 hours vs 4.5 hours, so it trailed the operational "
+                                      "model.").passed
+    assert not check_conclusion(beat, "3.2 h against 4.5 h: not more accurate than the operational one.").passed
+    for fine in ("3.2 hours against 4.5 hours: better than the operational model.", "Error: 3.2 h (baseline 4.5 h).",
+                 "The operational model's 4.5 hours trails the new 3.2 hours."):
+        assert check_conclusion(beat, fine).passed, fine
+    scores = [{"text": "Our parser reached an accuracy of 71.5%, compared with 78.0% for the rule-based baseline."}]
+    [worse] = baseline_words("Accuracy 71.5% vs 78.0% for the baseline.", scores)
+    assert not check_conclusion(worse, "71.5% against 78.0%: it outperformed the baseline.").passed
+    assert check_conclusion(worse, "71.5% against 78.0%: it fell short of the baseline.").passed
+    assert baseline_words("Mean error 3.2 hours.", paper) == []  # one figure stated: nothing compared

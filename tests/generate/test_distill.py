@@ -397,3 +397,34 @@ async def test_what_the_figures_rule_out_is_checked_even_where_the_goal_only_ask
             "higher. I sent Maya the link.", ["wrong_conclusion"])])
     assert results["two-of-three"].accepted, results["two-of-three"].detail
     assert results["all-three-up"].accepted is False
+
+
+async def test_conclusions_the_results_rule_out_are_checked_whether_asked_or_not() -> None:
+    """Asked ("which ... stay open all year") or not (a ranking of the figures listed), a conclusion the
+    results contradict fails; an answer silent on it, or drawing the right one in its own words, passes."""
+    parks = bundled("parks-006")
+    task = distill(draft_of(parks), await reference_trace(parks))
+    call = [[("parks__get_visitor_centers", {"park_code": "glac"})]]
+    results = await verdicts(task, [
+        alt(task, "silent", "accept", call, "Apgar Visitor Center: year-round, 08:00-18:00. Logan Pass Visitor "
+                                            "Center: May-Oct, 09:00-17:00.", ["rephrased_answer"]),
+        alt(task, "own-words", "accept", call, "Apgar Visitor Center stays open all year; Logan Pass is not open "
+                                               "all year (May-Oct).", ["rephrased_answer"]),
+        alt(task, "both", "reject", call, "Apgar (year-round) and Logan Pass (May-Oct): both visitor centers "
+                                          "stay open all year.", ["wrong_conclusion"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"silent": True, "own-words": True, "both": False}
+    chips = bundled("fin-006")
+    task = distill(draft_of(chips), await reference_trace(chips))
+    call = [[("finance__get_tickers_info", {"symbols": ["NVDA", "AMD", "INTC"]})]]
+    table = ("NVDA: market cap $3.61 trillion, 36,000 employees. AMD: $208.4 billion, 28,000 employees. "
+             "INTC: $84.4 billion, 108,000 employees.")
+    results = await verdicts(task, [
+        alt(task, "table-only", "accept", call, table, ["rephrased_answer"]),
+        alt(task, "right-ranking", "accept", call, f"{table} Intel has the lowest market cap, NVIDIA the highest "
+                                                   "market cap.", ["rephrased_answer"]),
+        alt(task, "wrong-ranking", "reject", call, f"{table} AMD has the lowest market cap of the three.",
+            ["wrong_conclusion"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {
+        "table-only": True, "right-ranking": True, "wrong-ranking": False}

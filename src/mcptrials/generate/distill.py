@@ -543,7 +543,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
         if check is not None:
             checkpoints.append(check)
         docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
-        checkpoints += conclusions(goal, answer, read_results, docs, year)
+        checkpoints += conclusions(goal, answer, read_results, docs, year, asked=asked)
         checkpoints += empty_reads(calls, answer, trace.tools)
     if checkpoints:  # asked or not, what the answer says of the figures it gives (from any result) must hold
         checkpoints += figure_words(answer, [d for d in (parse_json(c.result) for c in calls) if d is not None])
