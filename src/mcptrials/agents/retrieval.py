@@ -5,9 +5,10 @@ BM25 and remote embeddings ``s_server * s_tool * max(s_server, s_tool)`` (both m
 stronger match weighs more), for the embedded model ``SERVER_WEIGHT * s_server + s_tool`` (the
 tool's own match leads and its server's breaks near-ties: a product lets one broad server's tools
 crowd out the second need of a request). A tool with no similarity of its own scores 0 either way.
-Similarities come from a backend: BM25 (``bm25s``, offline), the embedded MiniLM embedding model
-(``local``, offline), both fused by a weighted sum of their scores (``hybrid``), or embeddings from
-any OpenAI-compatible ``/v1/embeddings`` endpoint. The embedded model compares a need with tool
+Similarities come from a backend: BM25 (``bm25s``, offline), an embedded embedding model (``local``:
+MiniLM; ``local:gemma``: EmbeddingGemma-300M, stronger and slower; both offline), BM25 and the model
+fused by a weighted sum of their scores (``hybrid``, ``hybrid:gemma``), or embeddings from any
+OpenAI-compatible ``/v1/embeddings`` endpoint. The embedded model compares a need with tool
 documents that include each parameter's description, not only its name.
 """
 
@@ -28,12 +29,13 @@ import anyio
 
 from mcptrials.model import ToolInfo, Usage, public_url, stable_hash
 from mcptrials.models.base import ProviderError
-from mcptrials.models.embedder import MODEL_ID, OnnxEmbedder
+from mcptrials.models.embedder import OnnxEmbedder
 from mcptrials.models.endpoint import split_query
+from mcptrials.models.gemma import GemmaEmbedder
 from mcptrials.models.retry import RetryPolicy, with_retries
 from mcptrials.models.weights import WeightsError, cache_root
 
-RETRIEVERS = ("bm25", "local", "hybrid", "openai:MODEL")
+RETRIEVERS = ("bm25", "local", "hybrid", "local:gemma", "hybrid:gemma", "openai:MODEL")
 HYBRID_WEIGHTS = (0.2, 0.8)
 """``hybrid``'s weights for BM25 and the embedded model: each backend's scores are divided by its best
 one's and summed with these weights (the embedded model leads: BM25 adds exact names and numbers;
@@ -54,6 +56,29 @@ class Hit:
     score: float
     server_score: float
     tool_score: float
+
+
+class TextEmbedder(Protocol):
+    """An embedded model turning texts into unit-length vectors (rows of a numpy array)."""
+
+    model_id: str
+    texts_embedded: int
+
+    def settings(self) -> dict[str, Any]:
+        """What identifies the model in a run's settings."""
+        ...
+
+    def load(self) -> None:
+        """Make the model ready; raises WeightsError saying what is missing and how to get it."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Vectors of documents."""
+        ...
+
+    def embed_query(self, texts: Sequence[str]) -> Any:
+        """Vectors of search requests (a model may phrase them differently from documents)."""
+        ...
 
 
 class Similarity(Protocol):
@@ -213,14 +238,14 @@ class EmbeddingSimilarity:
 
 @dataclass
 class LocalEmbeddingSimilarity:
-    """Cosine similarity (clipped at 0) of vectors from the embedded MiniLM model, run on this CPU.
+    """Cosine similarity (clipped at 0) of vectors from an embedded model (MiniLM unless given), run on this CPU.
 
     A document list's vectors are kept per list (keyed by the hash of its texts and the model) in memory
     and, unless ``persist`` is off, as a ``.npy`` file under ``<cache>/retrieval/``: a pool is embedded
     once, and again only when a tool's text changes.
     """
 
-    embedder: OnnxEmbedder = field(default_factory=OnnxEmbedder)
+    embedder: TextEmbedder = field(default_factory=OnnxEmbedder)
     persist: bool = True
     cache: Path | None = None
     """The vector cache folder (default: ``retrieval/`` in the mcptrials cache)."""
@@ -233,7 +258,7 @@ class LocalEmbeddingSimilarity:
 
     def _query_vector(self, query: str) -> Any:
         if self._query is None or self._query[0] != query:
-            self._query = (query, self.embedder.embed([query])[0])
+            self._query = (query, self.embedder.embed_query([query])[0])
         return self._query[1]
 
     def _folder(self) -> Path:
@@ -242,7 +267,7 @@ class LocalEmbeddingSimilarity:
     def _doc_vectors(self, docs: Sequence[str]) -> Any:
         import numpy as np
 
-        key = f"{MODEL_ID}-{stable_hash(list(docs))}"
+        key = f"{self.embedder.model_id}-{stable_hash(list(docs))}"
         if key in self._vectors:
             return self._vectors[key]
         path = self._folder() / f"{key}.npy"
@@ -441,18 +466,18 @@ class ToolRetriever:
 
 
 def load_retriever(spec: str, base_url: str | None = None, *, persist: bool = True) -> ToolRetriever:
-    """The retriever named by ``spec``: ``bm25``, ``local``, ``hybrid`` or ``openai:MODEL``; RetrieverError
-    otherwise. ``persist`` off keeps the local model's vectors in memory only (``bench retrieval`` times a
-    cold index that way)."""
+    """The retriever named by ``spec`` (one of ``RETRIEVERS``); RetrieverError otherwise. ``persist`` off keeps an
+    embedded model's vectors in memory only (``bench retrieval`` times a cold index that way)."""
     if spec == "bm25":
         return ToolRetriever(backend=Bm25Similarity(), spec=spec)
-    if spec in ("local", "hybrid"):
-        local = LocalEmbeddingSimilarity(persist=persist)
+    if spec in ("local", "hybrid", "local:gemma", "hybrid:gemma"):
+        embedder: TextEmbedder = GemmaEmbedder() if spec.endswith(":gemma") else OnnxEmbedder()
+        local = LocalEmbeddingSimilarity(embedder=embedder, persist=persist)
         try:
-            local.embedder.load()
+            embedder.load()
         except WeightsError as exc:
             raise RetrieverError(f"--retriever {spec}: {' '.join(str(exc).split())}") from None
-        backend: Similarity = local if spec == "local" else HybridSimilarity([Bm25Similarity(), local])
+        backend: Similarity = local if spec.startswith("local") else HybridSimilarity([Bm25Similarity(), local])
         return ToolRetriever(backend=backend, spec=spec, described=True, server_weight=SERVER_WEIGHT)
     provider, sep, model = spec.partition(":")
     if provider == "openai" and sep:

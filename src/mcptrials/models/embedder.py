@@ -90,6 +90,7 @@ class OnnxEmbedder:
     """The cache folder for the verified files (default: the mcptrials cache)."""
     texts_embedded: int = 0
     """How many texts this embedder has run through the model (the vector cache's tests read it)."""
+    model_id: str = MODEL_ID
     _session: Any = None
     _tokenizer: Any = None
 
@@ -134,3 +135,7 @@ class OnnxEmbedder:
             vectors[chunk] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         self.texts_embedded += len(texts)
         return vectors
+
+    def embed_query(self, texts: Sequence[str]) -> Any:
+        """The same as ``embed``: MiniLM has no query prompt."""
+        return self.embed(texts)

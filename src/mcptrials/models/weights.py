@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import IO
 
 DEFAULT_MODEL_NAME = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 DEFAULT_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -122,9 +123,10 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int | None = None,
+def assemble(parts: Sequence[Path | Callable[[], IO[bytes]]], dest: Path, *, sha256: str, size: int | None = None,
              reinstall: str | None = None) -> Path:
-    """Concatenate ``parts`` into ``dest``, publishing it only if its SHA-256 equals ``sha256``.
+    """Concatenate ``parts`` (files, or functions opening a stream such as a zip member) into ``dest``, publishing
+    it only if its SHA-256 equals ``sha256``.
 
     The bytes go to a temporary file beside ``dest`` and are hashed while written; a file
     that does not match is deleted and ``WeightsError`` is raised, so ``dest`` either does
@@ -141,7 +143,7 @@ def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int | None
     try:
         with os.fdopen(fd, "wb") as out:
             for part in parts:
-                with part.open("rb") as src:
+                with part.open("rb") if isinstance(part, Path) else part() as src:
                     while chunk := src.read(_CHUNK):
                         out.write(chunk)
                         digest.update(chunk)
