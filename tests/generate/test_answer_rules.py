@@ -606,3 +606,27 @@ def test_one_record_named_by_its_title_is_no_list() -> None:
     check = answer_checkpoint("Your next meeting is the budget sync at 11:00.",
                               "What is my next meeting today?", "", [EVENTS], 2026, today=date(2026, 4, 13))
     assert check is not None and _judge(check, "Next up: Budget meeting at 11:00.")
+
+
+def test_a_record_named_in_a_sentence_of_its_own_is_a_contrast_not_a_list() -> None:
+    centers = json.dumps({"visitor_centers": [
+        {"name": "Apgar Visitor Center", "season": "year-round"},
+        {"name": "Logan Pass Visitor Center", "season": "May-Oct"}]})
+    check = answer_checkpoint("Only the Apgar Visitor Center is open year-round. The Logan Pass Visitor Center is "
+                              "seasonal.", "List the visitor centers of Glacier and report the year-round ones.", "",
+                              [centers], 2026)
+    assert check is not None and _judge(check, "Apgar Visitor Center stays open all year.")
+
+
+def test_a_list_read_back_after_the_trace_wrote_to_it_is_no_list_the_answer_owes() -> None:
+    tasks = json.dumps({"tasks": [{"id": 1, "text": "Review NDA draft for Helio Analytics"},
+                                  {"id": 2, "text": "Renew parking permit"},
+                                  {"id": 3, "text": "Pay Ledgerly INV-2291 (3715.03 EUR)"}]})
+    answer = "Added the task; open tasks: Review NDA draft for Helio Analytics, Renew parking permit and the new one."
+    goal = "Add a task 'Pay Ledgerly INV-2291 (<EUR> EUR)' to tasks.md and list open tasks."
+    wrote = answer_checkpoint(answer, goal, "", [tasks], 2026, written=("Pay Ledgerly INV-2291 (3715.03 EUR)",))
+    read = answer_checkpoint(answer, goal, "", [tasks], 2026)
+    assert wrote is not None and read is not None
+    listed = "Review NDA draft for Helio Analytics"
+    assert any(isinstance(c, list) and c[0] == listed for c in read.contains)
+    assert not any(isinstance(c, list) and c[0] == listed for c in wrote.contains)

@@ -715,30 +715,49 @@ def _role_facts(names: list[Value], answer: str, docs: list[Any]) -> list[tuple[
 _TITLE_TEXT = re.compile(r"[A-Za-z][A-Za-z'&-]*(?:[ :][ ]?[A-Za-z][A-Za-z'&-]*){1,5}")
 
 
-def _listed_records(answer: str, asked: str, docs: list[Any]) -> list[list[str]]:
-    """Records of one result list that the answer names by a field of several words, written as the result
-    writes it ("team standup", "budget sync" for today's events): two or more of one field's values named so
-    say which records it reports, so each must be named (by the field, or by a word of it no other record's
-    field has). A value the request gives, or one every record shares, names no record; nor one said only in
-    parentheses (an aside: "it continues to Shenzhen North")."""
+def _listed_records(answer: str, asked: str, docs: list[Any], written: tuple[str, ...] = ()) -> list[list[str]]:
+    """Records of one result list that the answer enumerates by a field of several words, written as the result
+    writes it ("team standup, budget sync with Maya and ..." for today's events): two or more of one field's values
+    named in one sentence or list say which records it reports, so each must be named (by the field, by it without
+    the words every record's field has, or by a word of it no other record's field has). A value the request gives
+    names no record; nor one said only in parentheses (an aside), or in a sentence of its own (a contrast: "Only
+    Apgar is open all year. Logan Pass is seasonal"). A list that holds what the trace itself wrote is read back
+    to confirm the write, which the state check covers: its other items are a detail."""
     norm = normalise_text(answer)
     norm_asked = normalise_text(asked)
+    mine = {normalise_text(w) for w in written}
+    lines = _list_lines(norm)
     out: list[list[str]] = []
+
+    def where(start: int) -> tuple[int, int]:
+        """The sentence a mention sits in; all the answer's list lines count as one."""
+        if any(s <= start < e for s, e in lines):
+            return -1, -1
+        return (max((m.end() for m in _SENTENCE_CUT.finditer(norm, 0, start)), default=0),
+                next((m.start() for m in _SENTENCE_CUT.finditer(norm, start)), len(norm)))
+
     for doc in docs:
         for _path, records in _record_lists(doc):
+            if any(isinstance(f, str) and normalise_text(f) in mine for r in records for f in r.values()):
+                continue
             for key in dict.fromkeys(k for r in records for k in r):
                 column: list[str] = list(dict.fromkeys(f for r in records if isinstance(f := r.get(key), str)))
                 fields = [f for f in column if len(f) <= 60 and _TITLE_TEXT.fullmatch(f.strip())]
-                said = [f for f in fields if normalise_text(f) not in norm_asked and any(
-                    not _aside(Value("name", f, m.start(), m.end(), m.group()), answer)
-                    for m in re.finditer(r"(?<![\w])" + re.escape(normalise_text(f)) + r"(?![\w])", norm))]
+                spots = {f: [where(m.start()) for m in re.finditer(
+                    r"(?<![\w])" + re.escape(normalise_text(f)) + r"(?![\w])", norm)
+                    if not _aside(Value("name", f, m.start(), m.end(), m.group()), answer)]
+                    for f in fields if normalise_text(f) not in norm_asked}
+                said = [f for f, at in spots.items() if any(
+                    a in spots[g] for g in spots if g != f for a in at)]
                 if len(said) < 2 or len(column) < 2:
                     continue
+                common = set.intersection(*(set(re.findall(r"[a-z]+", g.lower())) for g in column))
                 for f in said:
                     others = {w for g in column if g != f for w in re.findall(r"[a-z]+", g.lower())}
                     own = [w for w in re.findall(r"[a-z]+", f.lower()) if len(w) >= 5 and w not in others
                            and w not in _LABEL_STOP]
-                    item = list(dict.fromkeys([f, *own]))
+                    bare = " ".join(w for w in f.split() if w.lower() not in common)
+                    item = list(dict.fromkeys([f, *([bare] if bare else []), *own]))
                     if item not in out:
                         out.append(item)
     return out
@@ -1020,7 +1039,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                        f"{goal}\n{prompt}", docs)
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
     contains += [d for d in days if d not in contains]
-    contains += [r for r in _listed_records(answer, f"{goal}\n{prompt}", docs)
+    contains += [r for r in _listed_records(answer, f"{goal}\n{prompt}", docs, written)
                  if not any(states(r[0], str(c)) for c in contains if not isinstance(c, list | Fact))]
     contains += [q for q in items_quoted
                  if not any(states(str(c), q) for c in contains if not isinstance(c, list | Fact))]
