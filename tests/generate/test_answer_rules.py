@@ -759,3 +759,110 @@ def test_a_study_that_beat_its_baseline_by_the_figures_stated_may_not_be_said_to
     assert not check_conclusion(worse, "71.5% against 78.0%: it outperformed the baseline.").passed
     assert check_conclusion(worse, "71.5% against 78.0%: it fell short of the baseline.").passed
     assert baseline_words("Mean error 3.2 hours.", paper) == []  # one figure stated: nothing compared
+
+
+def test_a_quoted_item_of_a_listed_file_is_what_the_list_holds() -> None:
+    results = ['{"path": "notes", "entries": [{"path": "notes/calls.md"}, {"path": "notes/todo.md"}]}',
+               json.dumps({"path": "notes/todo.md",
+                           "content": "# Todo\n\n- Prepare board pack\n- Book offsite venue\n"})]
+    goal = "List the notes folder and read notes/todo.md. Do not change anything."
+    check = answer_checkpoint('Your notes folder has calls.md and todo.md. The first item on your todo list is '
+                              '"Prepare board pack".', goal, "", results, 2026)
+    assert check is not None
+    assert _judge(check, "notes/ holds calls.md and todo.md; first todo item: Prepare board pack.")
+    assert not _judge(check, 'The notes folder has calls.md and todo.md; the first item is "Book offsite venue".')
+
+
+def test_a_quoted_subject_line_is_no_list_item_and_may_be_left_out() -> None:
+    results = [json.dumps({"id": "m003", "subject": "Can we find 45 minutes this week?",
+                           "body": "Hey Alex,\nI'd like 45 minutes with you to go over the hiring plan.\nSam"})]
+    check = answer_checkpoint('Sam wrote "Can we find 45 minutes this week?": he wants 45 minutes for the hiring plan.',
+                              "Read Sam's message about meeting this week.", "", results, 2026)
+    assert check is not None and _judge(check, "Sam wants 45 minutes with you to go over the hiring plan.")
+
+
+def test_a_weekday_a_message_gives_in_words_is_content() -> None:
+    results = [json.dumps({"id": "m003", "from": "Sam Rivera", "subject": "Can we find 45 minutes this week?",
+                           "body": "Hey Alex, I'd like 45 minutes with you on Wednesday afternoon to go over the "
+                                   "hiring plan. Sam"})]
+    goal = "Find Sam Rivera's message about meeting this week and read it."
+    check = answer_checkpoint("Sam Rivera wants 45 minutes on Wednesday afternoon to go over the hiring plan.", goal,
+                              "", results, 2026, today=date(2026, 4, 13))
+    assert check is not None
+    assert _judge(check, "Sam would like 45 minutes with you on Wednesday afternoon (hiring plan).")
+    assert not _judge(check, "Sam wants 45 minutes on Thursday afternoon to go over the hiring plan.")
+    assert not _judge(check, "Sam wants 45 minutes on Wednesday or maybe Thursday afternoon for the hiring plan.")
+
+
+def test_a_weekday_only_a_date_field_names_is_not_demanded() -> None:
+    results = ['{"title": "Budget sync", "date": "2026-04-15", "weekday": "Wednesday", "start": "11:00"}']
+    check = answer_checkpoint("The budget sync is on Wednesday at 11:00.", "When is the budget sync?", "", results,
+                              2026, today=date(2026, 4, 13))
+    assert check is not None and _judge(check, "The budget sync is on 15 April at 11:00.")
+
+
+GRAPH = json.dumps({"entities": [{"name": "Dana Whitfield", "entityType": "person"},
+                                 {"name": "Tomas Kral", "entityType": "person"}],
+                    "relations": [{"from": "Dana Whitfield", "to": "Project Atlas", "relationType": "leads"},
+                                  {"from": "Tomas Kral", "to": "Project Atlas", "relationType": "works_on"}]})
+
+
+def test_names_are_bound_to_the_roles_their_records_give_them() -> None:
+    check = answer_checkpoint("For Project Atlas, Dana Whitfield leads it and Tomas Kral works on it.",
+                              "Search the memory graph for 'Atlas' and report its related people.", "", [GRAPH], 2026)
+    assert check is not None
+    assert _judge(check, "Involved: Dana Whitfield (leads it) and Tomas Kral (works on it).")
+    assert not _judge(check, "Project Atlas is led by Tomas Kral; Dana Whitfield works on it.")
+    assert not _judge(check, "Tomas Kral leads Project Atlas and Dana Whitfield works on it.")
+
+
+def test_names_without_their_roles_in_the_answer_are_not_bound() -> None:
+    check = answer_checkpoint("Project Atlas involves Dana Whitfield and Tomas Kral.",
+                              "Search the memory graph for 'Atlas' and report its related people.", "", [GRAPH], 2026)
+    assert check is not None and not check.facts
+    assert _judge(check, "Tomas Kral and Dana Whitfield are on Project Atlas.")
+
+
+EVENTS = json.dumps({"events": [
+    {"id": "evt-001", "title": "Team standup", "start": "2026-04-13T09:30", "location": "Room Fjord"},
+    {"id": "evt-011", "title": "Budget sync", "start": "2026-04-13T11:00", "location": "Video call"},
+    {"id": "evt-012", "title": "Customer call: Bluepeak", "start": "2026-04-13T15:00", "location": "Video call"}]})
+
+
+def test_records_an_answer_names_by_their_titles_must_all_be_named() -> None:
+    check = answer_checkpoint("Today: team standup, budget sync with Maya and the customer call with Bluepeak.",
+                              "Look at today's calendar and report what needs attention today.", "", [EVENTS], 2026,
+                              today=date(2026, 4, 13))
+    assert check is not None
+    assert _judge(check, "You have the standup, the Budget Sync (Maya) and a call with Bluepeak.")
+    assert not _judge(check, "Today: team standup, 1:1 with Sam and the customer call with Bluepeak.")
+
+
+def test_one_record_named_by_its_title_is_no_list() -> None:
+    check = answer_checkpoint("Your next meeting is the budget sync at 11:00.",
+                              "What is my next meeting today?", "", [EVENTS], 2026, today=date(2026, 4, 13))
+    assert check is not None and _judge(check, "Next up: Budget meeting at 11:00.")
+
+
+def test_a_record_named_in_a_sentence_of_its_own_is_a_contrast_not_a_list() -> None:
+    centers = json.dumps({"visitor_centers": [
+        {"name": "Apgar Visitor Center", "season": "year-round"},
+        {"name": "Logan Pass Visitor Center", "season": "May-Oct"}]})
+    check = answer_checkpoint("Only the Apgar Visitor Center is open year-round. The Logan Pass Visitor Center is "
+                              "seasonal.", "List the visitor centers of Glacier and report the year-round ones.", "",
+                              [centers], 2026)
+    assert check is not None and _judge(check, "Apgar Visitor Center stays open all year.")
+
+
+def test_a_list_read_back_after_the_trace_wrote_to_it_is_no_list_the_answer_owes() -> None:
+    tasks = json.dumps({"tasks": [{"id": 1, "text": "Review NDA draft for Helio Analytics"},
+                                  {"id": 2, "text": "Renew parking permit"},
+                                  {"id": 3, "text": "Pay Ledgerly INV-2291 (3715.03 EUR)"}]})
+    answer = "Added the task; open tasks: Review NDA draft for Helio Analytics, Renew parking permit and the new one."
+    goal = "Add a task 'Pay Ledgerly INV-2291 (<EUR> EUR)' to tasks.md and list open tasks."
+    wrote = answer_checkpoint(answer, goal, "", [tasks], 2026, written=("Pay Ledgerly INV-2291 (3715.03 EUR)",))
+    read = answer_checkpoint(answer, goal, "", [tasks], 2026)
+    assert wrote is not None and read is not None
+    listed = "Review NDA draft for Helio Analytics"
+    assert any(isinstance(c, list) and c[0] == listed for c in read.contains)
+    assert not any(isinstance(c, list) and c[0] == listed for c in wrote.contains)

@@ -428,3 +428,22 @@ async def test_conclusions_the_results_rule_out_are_checked_whether_asked_or_not
     ])
     assert {k: r.accepted for k, r in results.items()} == {
         "table-only": True, "right-ranking": True, "wrong-ranking": False}
+
+
+async def test_a_result_the_goal_names_is_stored_under_that_name_unless_passed_on() -> None:
+    source = bundled("sci-003")  # "compute matmul(A, B) stored as P, inverse(P) stored as P_inv"
+    task = distill(draft_of(source), await reference_trace(source))
+    made = [[("scicomp__create_tensor", {"name": "A", "values": [[4, 1], [2, 3]]}),
+             ("scicomp__create_tensor", {"name": "B", "values": [[1, 2], [0, 1]]})]]
+    eigen = [("scicomp__eigenvalues", {"name": "A"})]
+    answer = "A·B = [[4, 9], [2, 7]]; P_inv = [[0.7, -0.9], [-0.2, 0.4]]; eigenvalues of A: 5 and 2."
+
+    def plan(product: str, inverse: str) -> list[list[tuple[str, dict[str, Any]]]]:
+        return [*made, [("scicomp__matmul", {"a": "A", "b": "B", "result": product})],
+                [("scicomp__inverse", {"name": product, "result": inverse})], eigen]
+
+    results = await verdicts(task, [
+        alt(task, "product-as-AB", "accept", plan("AB", "P_inv"), answer, ["other_spelling"]),
+        alt(task, "inverse-as-Pinv", "reject", plan("P", "Pinv"), answer),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"product-as-AB": True, "inverse-as-Pinv": False}

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from distill_traces import alt, bundled, explorer, verdicts
+from distill_traces import alt, bundled, draft_of, explorer, reference_trace, verdicts
 
 from mcptrials.bundled.world import bundled_servers
 from mcptrials.generate.distill import distill, forbidden_verbs
 from mcptrials.generate.draft import TaskDraft
-from mcptrials.generate.statediff import _kept_lines
+from mcptrials.generate.statediff import _kept_lines, copied_spans
 from mcptrials.generate.trace import pursue
 from mcptrials.model import Fixtures, Task
 
@@ -174,3 +174,43 @@ def test_a_kept_section_heading_is_checked() -> None:
     assert "Versions" in _kept_lines(before, after)
     assert "#" not in "".join(_kept_lines(before, after))
     assert _kept_lines("# A\n", "# B\n") == []  # a heading the edit changed is no kept line
+
+
+async def test_a_setting_a_call_gave_one_item_stays_on_that_items_line() -> None:
+    source = bundled("task-002")  # four tasks; the press release and the demo are high priority
+    task = distill(draft_of(source), await reference_trace(source))
+    add = "mdtasks__add_task"
+    made = [[("mdtasks__create_task_file", {"title": "Product launch", "file": "launch.md"})],
+            [(add, {"text": "Write the press release", "file": "launch.md", "due": "2026-04-20", "priority": "high"})],
+            [(add, {"text": "Book the launch venue", "file": "launch.md", "due": "2026-04-17"})],
+            [(add, {"text": "Send invites", "file": "launch.md", "due": "2026-04-22"})]]
+    demo = {"text": "Prepare the demo", "file": "launch.md"}
+    results = await verdicts(task, [
+        alt(task, "demo-first-high", "accept", [made[0], [(add, {**demo, "priority": "high"})], *made[1:]],
+            "launch.md is set up with the four tasks.", ["other_order"]),
+        alt(task, "demo-normal", "reject", [*made, [(add, demo)]], "launch.md is set up with the four tasks.",
+            ["wrong_content"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"demo-first-high": True, "demo-normal": False}
+
+
+async def test_a_span_of_days_a_reply_copies_from_a_page_is_checked() -> None:
+    source = bundled("x-013")  # the reply quotes the policy: refunds take 5 to 7 working days
+    task = distill(draft_of(source), await reference_trace(source))
+    turns = [[(s.tool, s.args)] for s in source.reference[:-1]]
+    send = source.reference[-1]
+    reply = "Hi Leo, order 1042 is returned: full refund including shipping once we receive it, within {} working days."
+    results = await verdicts(task, [
+        alt(task, "dash", "accept", [*turns, [(send.tool, {**send.args, "body": reply.format("5-7")})]], "Done.",
+            ["rephrased_answer"]),
+        alt(task, "other-span", "reject", [*turns, [(send.tool, {**send.args, "body": reply.format("14")})]],
+            "Done.", ["wrong_content"]),
+    ])
+    assert {k: r.accepted for k, r in results.items()} == {"dash": True, "other-span": False}
+
+
+def test_a_span_is_copied_only_when_a_result_gives_it() -> None:
+    page = "Damaged items are refunded in full, including shipping. Refunds take 5 to 7 working days."
+    assert copied_spans("Your refund takes 5-7 working days.", [page]) == [5, 7]
+    assert copied_spans("Your refund takes 3 to 5 working days.", [page]) == []
+    assert copied_spans("We meet 10:00-11:30 on 2026-04-13.", ["10:00-11:30, 2026-04-13"]) == []

@@ -252,3 +252,11 @@ def test_a_label_of_a_quantity_takes_the_value_in_that_quantity() -> None:
 ])
 def test_a_number_in_words_joined_to_its_noun_is_read(text: str, expected: float, found: bool) -> None:
     assert states(text, expected) is found
+
+
+def test_a_span_of_days_is_no_time_said_in_words() -> None:
+    # "tent" holds a number word, so the text goes through the words-to-digits pass; "5 to 7 days" stays a span
+    reply = "Sorry about the bent tent poles: refunds take 5 to 7 working days."
+    assert states(reply, 5) and states(reply, 7) and not states(reply, "06:55")
+    assert states("We meet at ten to seven in the evening.", "18:50")
+    assert states("Leaves at quarter past 7 am.", "07:15")

@@ -406,6 +406,21 @@ def _incidental(value: Value, answer: str, goal: str, today: date | None) -> boo
     return False
 
 
+_NEAR_DIGIT = re.compile(r"\d")
+
+
+def _weekday_of_text(value: Value, answer: str, read_results: list[str]) -> bool:
+    """Whether a weekday is what a result says in words ("on Wednesday afternoon" in a message), not the name
+    of a date the answer gives beside it ("Friday 17 April"): then which day is content, and another is wrong."""
+    if value.kind != "weekday":
+        return False
+    norm = normalise_text(answer, fold=False)
+    near = norm[max(0, value.start - 12):value.start] + " " + norm[value.end:value.end + 12]
+    return not _NEAR_DIGIT.search(near) and any(parse_json(r) is None or not re.search(
+        r'"\w*(?:day|date)\w*"\s*:\s*"' + re.escape(str(value.value)), r, re.IGNORECASE) for r in read_results
+        if grounded_in(value, r))
+
+
 _AS_OF = re.compile(r"(?i)\bas (?:of|at)\b[^.;:!?\n]{0,40}$")
 _ASKS_WHEN = re.compile(r"(?i)\bwhen\b|\bdates?\b|\bas (?:of|at)\b|\bhow (?:old|recent)\b|\bupdated\b")
 
@@ -696,6 +711,109 @@ def _item_facts(found: list[Value], answer: str, docs: list[Any]) -> list[tuple[
     return facts if all(f.stated for f in check_facts(answer, [f for _v, f in facts])) else []
 
 
+_ITEM_MARK = re.compile(r"^\s*(?:(?:[-*\u2022+]|\d{1,2}[.)])\s+(?:\[[ xX]?\]\s*)?|\[[ xX]?\]\s*)(?:#\d+\s+)?")
+
+
+def _quoted_items(answer: str, asked: str, read_results: list[str], docs: list[Any]) -> list[str]:
+    """The items of a list in a result's text (a to-do line, a bullet) that the answer quotes ('the first item is
+    "Prepare board pack"'): quoting it says that is what the list holds, so another item in its place is wrong.
+    An item holding a figure is left to the figure's check."""
+    texts = [r for r in read_results if parse_json(r) is None]
+    texts += [leaf for d in docs for _path, leaf in leaves(d) if isinstance(leaf, str) and "\n" in leaf]
+    items = {normalise_text(line[mark.end():]).strip(" .") for t in texts for line in t.splitlines()
+             if (mark := _ITEM_MARK.match(line)) is not None}
+    out: list[str] = []
+    for q in quoted_spans(answer):
+        text = str(q.value).strip(" .")
+        if re.search(r"\d", text):
+            continue  # "Travel: 42,000 EUR": a line that holds a figure is checked by its figure, however written
+        if len(text.split()) >= 2 and normalise_text(text) in items and not grounded_in(q, asked) and text not in out:
+            out.append(text)
+    return out
+
+
+def _role_facts(names: list[Value], answer: str, docs: list[Any]) -> list[tuple[Value, Fact]]:
+    """Names the answer gives, each with the role its result record gives it ("Dana Whitfield leads it, Tomas Kral
+    works on it" for relations of type leads / works_on): when two or more records of one list differ only in that
+    word and the answer says each one's word in the name's clause, each name is bound to its word, so that a swap
+    of who does what fails. None when any of them is not said so."""
+    for doc in docs:
+        for _path, records in _record_lists(doc):
+            for name_key in {k for r in records for k in r}:
+                picked = [(v, r) for v in names for r in records if isinstance(r.get(name_key), str)
+                          and normalise_text(str(r[name_key])) == normalise_text(str(v.value))]
+                if len({id(r) for _v, r in picked}) < 2 or len({v.key for v, _r in picked}) < len(picked):
+                    continue
+                for role_key in {k for _v, r in picked for k in r if k != name_key}:
+                    roles = [r.get(role_key) for _v, r in picked]
+                    if not all(isinstance(x, str) and re.fullmatch(r"[a-z]+(?:[_ ][a-z]+){0,2}", x) for x in roles) \
+                            or len(set(roles)) < len(roles):
+                        continue
+                    out = []
+                    for (v, _r), role in zip(picked, roles, strict=True):
+                        forms = list(dict.fromkeys([str(role).replace("_", " "), str(role)]))
+                        norm = normalise_text(answer)
+                        start = max((m.end() for m in _SENTENCE_CUT.finditer(norm, 0, v.start)), default=0)
+                        end = next((m.start() for m in _SENTENCE_CUT.finditer(norm, v.end)), len(norm))
+                        if not re.search(r"(?<![\w])" + re.escape(forms[0]) + r"(?![\w])", norm[start:end]):
+                            break
+                        out.append((v, Fact(label=forms, value=v.value)))
+                    else:
+                        return out
+    return []
+
+
+_TITLE_TEXT = re.compile(r"[A-Za-z][A-Za-z'&-]*(?:[ :][ ]?[A-Za-z][A-Za-z'&-]*){1,5}")
+
+
+def _listed_records(answer: str, asked: str, docs: list[Any], written: tuple[str, ...] = ()) -> list[list[str]]:
+    """Records of one result list that the answer enumerates by a field of several words, written as the result
+    writes it ("team standup, budget sync with Maya and ..." for today's events): two or more of one field's values
+    named in one sentence or list say which records it reports, so each must be named (by the field, by it without
+    the words every record's field has, or by a word of it no other record's field has). A value the request gives
+    names no record; nor one said only in parentheses (an aside), or in a sentence of its own (a contrast: "Only
+    Apgar is open all year. Logan Pass is seasonal"). A list that holds what the trace itself wrote is read back
+    to confirm the write, which the state check covers: its other items are a detail."""
+    norm = normalise_text(answer)
+    norm_asked = normalise_text(asked)
+    mine = {normalise_text(w) for w in written}
+    lines = _list_lines(norm)
+    out: list[list[str]] = []
+
+    def where(start: int) -> tuple[int, int]:
+        """The sentence a mention sits in; all the answer's list lines count as one."""
+        if any(s <= start < e for s, e in lines):
+            return -1, -1
+        return (max((m.end() for m in _SENTENCE_CUT.finditer(norm, 0, start)), default=0),
+                next((m.start() for m in _SENTENCE_CUT.finditer(norm, start)), len(norm)))
+
+    for doc in docs:
+        for _path, records in _record_lists(doc):
+            if any(isinstance(f, str) and normalise_text(f) in mine for r in records for f in r.values()):
+                continue
+            for key in dict.fromkeys(k for r in records for k in r):
+                column: list[str] = list(dict.fromkeys(f for r in records if isinstance(f := r.get(key), str)))
+                fields = [f for f in column if len(f) <= 60 and _TITLE_TEXT.fullmatch(f.strip())]
+                spots = {f: [where(m.start()) for m in re.finditer(
+                    r"(?<![\w])" + re.escape(normalise_text(f)) + r"(?![\w])", norm)
+                    if not _aside(Value("name", f, m.start(), m.end(), m.group()), answer)]
+                    for f in fields if normalise_text(f) not in norm_asked}
+                said = [f for f, at in spots.items() if any(
+                    a in spots[g] for g in spots if g != f for a in at)]
+                if len(said) < 2 or len(column) < 2:
+                    continue
+                common = set.intersection(*(set(re.findall(r"[a-z]+", g.lower())) for g in column))
+                for f in said:
+                    others = {w for g in column if g != f for w in re.findall(r"[a-z]+", g.lower())}
+                    own = [w for w in re.findall(r"[a-z]+", f.lower()) if len(w) >= 5 and w not in others
+                           and w not in _LABEL_STOP]
+                    bare = " ".join(w for w in f.split() if w.lower() not in common)
+                    item = list(dict.fromkeys([f, *([bare] if bare else []), *own]))
+                    if item not in out:
+                        out.append(item)
+    return out
+
+
 def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
     """Whether a whole number is the value of a result field the request names by its key ("report
     area_acres"): that exact figure is what was asked, and a rounding ("1.2 million") is not it."""
@@ -952,9 +1070,12 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     cited = [c for c in _citation_fields(answer, read_results)
              if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
     months = _months(answer, f"{goal}\n{prompt}", read_results, year)
-    if not found and not cited and not months:
-        return None
     docs = [d for d in (parse_json(r) for r in read_results) if d is not None]
+    items_quoted = _quoted_items(answer, f"{goal}\n{prompt}", read_results, docs)
+    days = list(dict.fromkeys(v.value for v in values_in(answer, year=year) if _weekday_of_text(v, answer, read_results)
+                              and not grounded_in(v, f"{goal}\n{prompt}") and not _aside(v, answer)))
+    if not found and not cited and not months and not items_quoted and not days:
+        return None
     names_elsewhere = {str(v.value) for r in read_results for v in values_in(r, year=year) if v.kind == "name"}
     contains: list[Any] = []
     facts: list[Fact] = []
@@ -1003,6 +1124,9 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                                 else _zero_options(v, answer))
     titles = _title_parts([v for v in found if v.kind == "name"], answer, read_results)
     fragments = {v for group in titles for v in group}
+    roles = _role_facts([v for v in values_in(answer, year=year) if v.kind == "name" and v not in fragments],
+                        answer, docs)
+    facts += [f for _v, f in roles]
     for v in found:
         if v.kind == "code" and (period := _period_options(str(v.value))):
             contains.append(period)  # FY2025: also "fiscal 2025", "2025"; 2025-Q4: also "Q4 2025"
@@ -1012,7 +1136,7 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
             contains.append(_path_options(str(v.value)))
         elif v.kind == "phone":
             contains.append(phone_options(str(v.value)))
-        elif v.kind == "name" and v not in fragments:
+        elif v.kind == "name" and v not in fragments and v.key not in {r.key for r, _f in roles}:
             contains.append(_name_options(v, names_elsewhere))
     for group in titles:  # a title split into names: any of its parts, or a word of its head, names it
         head = _as_options(_name_options(group[0], names_elsewhere))  # "the attention-sinks paper"
@@ -1029,6 +1153,11 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
     absent = _unlisted([v for v in found if v.kind in {"name", "path", "email", "code"}], answer,
                        f"{goal}\n{prompt}", docs)
     contains += [c for c in cited if not isinstance(c, Fact) and c not in contains] + months
+    contains += [d for d in days if d not in contains]
+    contains += [r for r in _listed_records(answer, f"{goal}\n{prompt}", docs, written)
+                 if not any(states(r[0], str(c)) for c in contains if not isinstance(c, list | Fact))]
+    contains += [q for q in items_quoted
+                 if not any(states(str(c), q) for c in contains if not isinstance(c, list | Fact))]
     facts += [c for c in cited if isinstance(c, Fact)]
     rates = rate_patterns(answer, [v.value for v in found if v.kind == "number"])  # "0.42 EUR per km", not per mile
     if not (contains or facts or absent or rates):

@@ -259,6 +259,28 @@ def handles(calls: list[_Call], goal: str) -> dict[int, set[str]]:
     return out
 
 
+def stored_results(calls: list[_Call], goal: str) -> list[ToolEffectCheckpoint]:
+    """For a computation read for its value (no write the sandbox shows), the name the goal
+    asks its result to be stored under ("inverse(P) stored as P_inv") when nothing later passes it back: the user
+    looks the result up by that name. A name an earlier call made (the input, P) or a later call passes back (an
+    intermediate) is only a handle, the agent's to choose."""
+    out: list[ToolEffectCheckpoint] = []
+    for call in calls:
+        if call.write:
+            continue
+        for key, value in call.args.items():
+            if key.lower() not in _HANDLE_KEYS or not isinstance(value, str) or not value.strip() or not re.search(
+                    r"(?i)\b(?:as|named|called)\s+['\"`]?" + re.escape(value.strip()) + r"(?![\w])", goal):
+                continue
+            passed = [c for c in calls if c is not call and any(isinstance(v, str) and v == value
+                                                                 for v in c.args.values())]
+            if not passed:
+                out.append(ToolEffectCheckpoint(id=f"stored_{len(out) + 1}", tools=[call.name],
+                                                must_include={key: value},
+                                                description=f"{call.name} stores its result as the goal names it"))
+    return out
+
+
 def _written_texts(writes: list[WriteCall]) -> tuple[str, ...]:
     """The texts the trace's own writes gave (an observation, a note): the agent's wording, not a result's."""
     return tuple(v for w in writes for v in argument_leaves(w.args) if isinstance(v, str) and len(v) >= 6)
@@ -533,6 +555,7 @@ def distill(draft: TaskDraft, trace: Trace) -> Task:
             checkpoints.append(effect_checkpoint(call, cid, trace.tools, grounding(call.position)[1],
                                                  named_only.get(call.position)))
             effects[call.position] = cid
+    checkpoints += stored_results(calls, goal)
     asks = asks_information(draft.prompt or goal) or asks_information(goal) or not checkpoints
     if asks:
         check = answer_checkpoint(answer, goal, draft.prompt or "", read_results, year, fallback=not checkpoints,

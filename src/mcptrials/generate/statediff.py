@@ -225,6 +225,21 @@ def _salient(text: str, grounded: Grounded, asked: str, year: int | None, titles
 
 
 _WORD = re.compile(r"[a-z][a-z'-]{3,}")
+_SPAN = re.compile(r"(?<![\d.,:/-])(\d{1,2})\s*(?:-|\u2013|to)\s*(\d{1,2})(?![\d.,:/])")
+
+
+def copied_spans(text: str, reads: list[str]) -> list[int]:
+    """The ends of a span of small figures a written text copies from a result ("refunds take 5 to 7 working
+    days" from the policy page): too small to check one by one, but a span another source gives ("within 14
+    days") is a wrong message."""
+    out: list[int] = []
+    read = [normalise_text(r) for r in reads]
+    for m in _SPAN.finditer(normalise_text(text)):
+        low, high = int(m.group(1)), int(m.group(2))
+        same = re.compile(rf"(?<![\d.,:/-]){low}\s*(?:-|\u2013|to)\s*{high}(?![\d.,:/])")
+        if low < high and any(same.search(r) for r in read):
+            out += [v for v in (low, high) if v not in out]
+    return out
 
 
 def _line_facts(before: str, after: str, new: list[Any], goal: str, year: int | None) -> list[Fact]:
@@ -248,6 +263,35 @@ def _line_facts(before: str, after: str, new: list[Any], goal: str, year: int | 
         if own:
             facts.append(Fact(label=own[:4], value=value.value))
     return facts
+
+
+_FLAG = re.compile(r"[A-Za-z]{2,12}")
+
+
+def _flag_facts(before: str, after: str, writes: list[WriteCall], grounded: GroundedRaw) -> list[Fact]:
+    """In a list the writes added to, line by line, a one-word setting a call gave its item ("priority": "high"
+    for "Prepare the demo") bound to the words that name that item: the same word on another item's line
+    does not make up for it missing on its own."""
+    old_lines = set(before.splitlines())
+    new_lines = [line for line in after.splitlines() if line not in old_lines]
+    found: list[tuple[str, str]] = []
+    for write in writes:
+        texts = [v for v in write.args.values() if isinstance(v, str) and " " in v.strip()]
+        item = max(texts, key=len) if texts else ""
+        lines = [line for line in new_lines if item and normalise_text(item) in normalise_text(line)]
+        if len(lines) != 1:
+            continue
+        for key, value in write.args.items():
+            if isinstance(value, str) and _FLAG.fullmatch(value) and not _id_argument(key) and grounded(value) and \
+                    re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", lines[0], re.IGNORECASE):
+                found.append((item, value))
+    facts = []
+    for item, value in found:
+        others = {w for other, _v in found if other != item for w in _WORD.findall(other.lower())}
+        own = sorted(set(_WORD.findall(item.lower())) - others)
+        if own:
+            facts.append(Fact(label=own[:4], value=value))
+    return facts if len({item for item, _v in found}) >= 2 else []
 
 
 _TABLE_FILE = re.compile(r"(?i)\.(csv|tsv)$")
@@ -479,6 +523,8 @@ class _Builder:
                            if v not in self.quotes_used and not self._echoes_request(v)]
                 self.quotes_used |= {v for v in salient if isinstance(v, str) and v in quoted(self.asked)}
                 wanted = [self._options(v) for v in salient]
+                if self.reads is not None and position is not None:
+                    wanted += [n for n in copied_spans(value, self.reads(position)) if n not in salient]
                 if value == max((v for v in record.values() if _is_text(v)), key=len):
                     wanted += self._request_words(value, position)
                 if wanted:
@@ -671,6 +717,11 @@ class _Builder:
         if before is not None and not new and not cp.absent and not cp.facts:
             return  # an edit whose change holds no checkable value
         self.out.append(cp)
+        flags = _flag_facts(before or "", after, list({w.position: w for w in names + content_writes}.values()),
+                            self.grounded_raw)
+        if flags:  # apart from the lines' dates: a setting word must not read as a date's label
+            self.out.append(StateCheckpoint(id=self._id(f"{path}_settings"), path=path, format=cp.format, facts=flags,
+                                            description=f"{cp.description}: each item's own settings"))
         if before is not None:  # a new item's date, bound to its item apart from the line's other facts
             self.out += [StateCheckpoint(id=self._id(f"{path}_item"), path=path, format=cp.format, facts=[fact],
                                          description=f"{cp.description}: the new item's own date")

@@ -75,8 +75,12 @@ _JOINED = " qqhyqq"
 _CENTS = re.compile(r"(?i)\$?(\d+) dollars?,? and (\d{1,2}) cents?\b")
 _CENTS_ONLY = re.compile(r"(?i)(?<![\d.,])(\d{1,2}) ((?:euro|us|usd|eur) )?cents?\b")
 _HALF = re.compile(r"(?i)\b(\d+) and an? (half|quarter)\b")
-_CLOCK_WORDS = re.compile(r"(?i)\b(\d{1,2}|quarter|half)(?: minutes?)? (past|after|to) (\d{1,2})(?: o'clock)?"
-                          r"(?P<part> in the (?:morning|afternoon|evening)| at night| ?[ap]\.?m\.?)?")
+_CLOCK_WORDS = re.compile(r"(?i)\b(\d{1,2}|quarter|half)(?: minutes?)? (past|after|to) (\d{1,2})(?![\d.,:])"
+                          r"(?!\s?(?:%|(?:working |business |calendar |full )?(?:days?|weeks?|months?|years?|"
+                          r"hours?|hrs?|minutes?|mins?|seconds?|nights?|times|people|persons|guests|items|percent|"
+                          r"per cent)\b))"
+                          r"(?: o'clock)?(?P<part> in the (?:morning|afternoon|evening)| at night| ?[ap]\.?m\.?)?")
+"""A time said in words ("quarter past 7", "ten to six"), not a span of a count ("5 to 7 working days")."""
 _O_CLOCK = re.compile(r"(?i)\b(\d{1,2}) o'clock(?P<part> in the (?:morning|afternoon|evening)| at night)?")
 
 
