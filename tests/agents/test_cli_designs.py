@@ -23,7 +23,7 @@ def invoke(*args: str) -> tuple[int, str]:
     (["--agent", "planner", "--modules", "plan"], "--modules are options of the react agent, not of 'planner'"),
     (["--agent", "copilot", "--top-k", "0"], "--top-k must be at least 1 (got 0)"),
     (["--agent", "copilot", "--retriever", "bm99"],
-     "unknown retriever 'bm99' (known: bm25, local, hybrid, openai:MODEL)"),
+     "unknown retriever 'bm99' (known: bm25, local, hybrid, local:gemma, hybrid:gemma, openai:MODEL)"),
     (["--agent", "copilot", "--retriever", "openai:"], "needs an embedding model name"),
     (["--agent", "planner", "--max-rounds", "0"], "--max-rounds must be at least 1 (got 0)"),
     (["--agent", "reference", "--pool", "everything"], "unknown pool 'everything' (known: task, all)"),
