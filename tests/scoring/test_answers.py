@@ -264,6 +264,8 @@ def test_a_span_of_days_is_no_time_said_in_words() -> None:
 
 _PHONE = [["+1 676-808-2587", "676-808-2587"]]
 _RATE = "The current rate is 0.42 EUR per kilometre. "
+_TOP3 = [["Tara Petrov", "petrov"], ["Lena Varga", "varga"], ["Ines Moreau", "moreau"]]
+_RANKS = "1. Tara Petrov - 4,313.00\n2. Lena Varga - 4,049.00\n3. Ines Moreau - 3,724.00\n\n"
 
 
 @pytest.mark.parametrize(("spec", "text", "claimed"), [
@@ -296,6 +298,12 @@ _RATE = "The current rate is 0.42 EUR per kilometre. "
     ({"contains": ["INV-2291"]}, "The unpaid invoice is INV-2291 or INV-2294.", False),
     ({"contains": _PHONE}, "Call +1 676-808-2587 or write through the park's website.", True),
     ({"contains": [*_PHONE, "+1 400-978-2052"]}, "Call +1 676-808-2587 or +1 400-978-2052: both are staffed.", True),
+    # a correction that drops a named item; one that keeps it; another item of the same surname dropped
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau's total includes a returned order, so she drops out.",
+     False),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau is removed from the list; Ben Petrov is third.", False),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau's total already excludes it, so she stays third.", True),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau stays third, and Ben Petrov drops out.", True),
 ])
 def test_hedges_and_corrections_the_words_do_not_name(spec: dict[str, object], text: str, claimed: bool) -> None:
     from mcptrials.scoring.claims import text_problems

@@ -92,7 +92,16 @@ TASKS: dict[str, dict[str, Any]] = {
               "servers": ["parks"], "now": "2026-07-08T10:00:00-06:00", "spec": {"checkpoints": [
                   {"id": "answer", "kind": "value_produced", "source": "final_message",
                    "contains": [["+1 676-808-2587", "676-808-2587"]]}]}},
+    "top3": {"prompt": "Who are our top three customers by total spend, leaving out cancelled and returned orders?",
+             "servers": ["shopdb"], "spec": {"checkpoints": [
+                 {"id": "answer", "kind": "value_produced", "source": "final_message",
+                  "contains": [["Tara Petrov", "petrov"], ["Lena Varga", "varga"], ["Ines Moreau", "moreau"]]}]}},
 }
+TOP3 = [[{"tool": "shopdb__read_query", "args": {"query": (
+    "SELECT c.name, SUM(i.quantity * i.unit_price) AS spend FROM customers c JOIN orders o ON o.customer_id = c.id "
+    "JOIN order_items i ON i.order_id = o.id WHERE o.status NOT IN ('cancelled', 'returned') GROUP BY c.id "
+    "ORDER BY spend DESC LIMIT 5")}}]]
+RANKS = "1. Tara Petrov - 4,313.00\n2. Lena Varga - 4,049.00\n3. Ines Moreau - 3,724.00\n\n"
 CLOSE = [[{"tool": "finance__get_price_history", "args": {"symbol": "AAPL", "period": "1mo"}}]]
 CHF = [[{"tool": "finance__convert", "args": {"amount": 2500, "from_currency": "EUR", "to_currency": "CHF"}}]]
 GALLONS = [[{"tool": "units__convert", "args": {"value": 3, "from_unit": "gal_uk", "to_unit": "l",
@@ -258,6 +267,12 @@ CASES = [
     _alt("phone", "number-or-email", "accept",
          "The main visitor center can be reached at +1 676-808-2587, or by email through the park's website.",
          CENTERS),
+    # a correction that drops a listed person rejected; one that drops somebody of the same surname accepted
+    _alt("top3", "drops-third", "reject",
+         RANKS + "Wait, one correction: Ines Moreau's total still includes a returned order, so she drops out. The "
+         "actual third-best customer is Ben Petrov with 3,368.00.", TOP3),
+    _alt("top3", "other-person-drops", "accept",
+         RANKS + "Correction: Ines Moreau stays third, and Ben Petrov drops out of the top five.", TOP3),
     _alt("two-slots", "two-different", "accept", "Booked both handovers on Monday 20 April, at 10:00 and 11:00.",
          [[{"tool": "calendar__create_event", "args": HANDOVER}],
           [{"tool": "calendar__create_event", "args": {**HANDOVER, "start": "2026-04-20T11:00"}}]]),

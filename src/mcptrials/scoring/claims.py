@@ -877,6 +877,31 @@ def _code_rival(norm: str, at: Mention, needle: str, required: Sequence[str]) ->
     return ""
 
 
+_DROPS = re.compile(r"(?:\b(?:she|he|it|they|this one|that one)\s+)?\b(?:drops? (?:out|off)|dropped (?:out|off)|"
+                    r"falls? (?:out|off)|(?:is|was|gets?) (?:removed|excluded|struck)|"
+                    r"(?:shouldn't|should not|doesn't|does not) (?:be on|belong|count|qualify))\b")
+
+
+_WORD_BEFORE = re.compile(r"\b([a-z]+) $")
+
+
+def _dropped(norm: str, needle: str, start: int, end: int) -> str:
+    """A correction's statement that the value it names drops out of the answer ("Correction: V's total
+    includes a returned order, so she drops out"), or '': the drop must follow the value in its clause
+    or its sentence with only a pronoun for it, and name it whole (not "Petrov" in "Ben Petrov")."""
+    at = norm.find(needle, start, end)
+    while at >= 0:
+        word_before = _WORD_BEFORE.search(norm, max(start, at - 20), at)
+        drop = _DROPS.search(norm, at + len(needle), end)
+        if word_before and word_before.group(1) not in _FRAME_FILLER:
+            drop = None  # "Ben Petrov" is not "Petrov": another name comes first
+        if drop and (drop.group().split()[0] in {"she", "he", "it", "they", "this", "that"}
+                     or clause_end(norm, at + len(needle), end) >= drop.end()):
+            return norm[at:drop.end()]
+        at = norm.find(needle, at + len(needle), end)
+    return ""
+
+
 def _text_withdrawn(norm: str, at: Mention, needle: str, sentences: list[tuple[int, int]]) -> str:
     """What a correction after a text value says instead ('' when none withdraws it): a variant of
     the value ("2026-04-13-meeting.txt ... Correction: meeting-2026-04-13.txt") or a denial of what
@@ -890,6 +915,9 @@ def _text_withdrawn(norm: str, at: Mention, needle: str, sentences: list[tuple[i
     for marker in _CORRECTION.finditer(norm, at.end):
         s, e = next(((s, e) for s, e in sentences if s <= marker.start() < e), (marker.start(), len(norm)))
         if needle in norm[marker.start():e]:
+            dropped = _dropped(norm, needle, marker.end(), e)
+            if dropped:
+                return dropped
             continue  # the correction restates the value
         if len(pieces) >= 2:
             for token in _COMPOUND.finditer(norm, marker.end(), e):
