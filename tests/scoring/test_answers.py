@@ -260,3 +260,68 @@ def test_a_span_of_days_is_no_time_said_in_words() -> None:
     assert states(reply, 5) and states(reply, 7) and not states(reply, "06:55")
     assert states("We meet at ten to seven in the evening.", "18:50")
     assert states("Leaves at quarter past 7 am.", "07:15")
+
+
+_PHONE = [["+1 676-808-2587", "676-808-2587"]]
+_RATE = "The current rate is 0.42 EUR per kilometre. "
+_TOP3 = [["Tara Petrov", "petrov"], ["Lena Varga", "varga"], ["Ines Moreau", "moreau"]]
+_RANKS = "1. Tara Petrov - 4,313.00\n2. Lena Varga - 4,049.00\n3. Ines Moreau - 3,724.00\n\n"
+
+
+@pytest.mark.parametrize(("spec", "text", "claimed"), [
+    # a value denied as the one asked for, another given in its place; another figure denied
+    ({"contains": [253.62]}, "$253.62 is not the figure you want - the close that day was\n**$251.72**.", False),
+    ({"contains": [253.62]}, "It closed at $253.62; the open, $251.72, is not the figure you asked for.", True),
+    ({"contains": [253.62]}, "It closed at $253.62. $251.72 isn't the right figure: that was the open.", True),
+    # a correction concluded after a ";"; one that restates the right value there; a ";" with no conclusion
+    ({"facts": [{"label": ["litres"], "value": 13.6383, "tol": 0.5}]},
+     "It is 13.6383 litres. Correction: 13.64 is the US figure; imperial ones are smaller, so about 11.36 litres.",
+     False),
+    ({"facts": [{"label": ["litres"], "value": 13.6383, "tol": 0.5}]},
+     "It is 13.6383 litres. Correction: I misread the unit first; so it is 13.6383 litres, US ones 11.36 litres.",
+     True),
+    ({"facts": [{"label": ["litres"], "value": 13.6383, "tol": 0.5}]},
+     "It is 13.6383 litres. Correction: I misread the unit first; 3 US gallons are 11.36 litres.", True),
+    # an approximate range with one end at the value; a range of other figures; a low that ends a range
+    ({"contains": [2330.85]}, "CHF 2,330.85, so roughly CHF 2,330-2,680 depending on the rate.", False),
+    ({"contains": [2330.85]}, "CHF 2,330.85, so somewhere between roughly CHF 2,330 and CHF 2,680.", False),
+    ({"contains": [2330.85]}, "CHF 2,330.85, between the 2,300 and 2,400 you expected.", True),
+    ({"contains": [2330.85]}, "CHF 2,330.85 (roughly CHF 2,330).", True),
+    ({"facts": [{"label": ["low"], "value": 12}]}, "The low is 12 C, so somewhere between about 12 and 18 C.", True),
+    # the same figure corrected to another unit of its quantity; restated in the same unit, or with none
+    ({"contains": [0.42]}, _RATE + "Correction: the rate is quoted per mile, so it is 0.42 EUR per mile.", False),
+    ({"contains": [0.42]}, _RATE + "Correction: I first opened the archived page; it is 0.42 EUR per km.", True),
+    ({"contains": [0.42]}, _RATE + "Correction: the old rate was 0.42 EUR too.", True),
+    # a code offered beside another of its shape; beside something else; both asked for
+    ({"contains": _PHONE}, "Call +1 676-808-2587 or +1 400-978-2052; one of those is the main desk.", False),
+    ({"contains": _PHONE}, "Call +1 400-978-2052, or +1 676-808-2587.", False),
+    ({"contains": ["INV-2291"]}, "The unpaid invoice is INV-2291 or INV-2294.", False),
+    ({"contains": _PHONE}, "Call +1 676-808-2587 or write through the park's website.", True),
+    ({"contains": [*_PHONE, "+1 400-978-2052"]}, "Call +1 676-808-2587 or +1 400-978-2052: both are staffed.", True),
+    # a correction that drops a named item; one that keeps it; another item of the same surname dropped
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau's total includes a returned order, so she drops out.",
+     False),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau is removed from the list; Ben Petrov is third.", False),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau's total already excludes it, so she stays third.", True),
+    ({"contains": _TOP3}, _RANKS + "Correction: Ines Moreau stays third, and Ben Petrov drops out.", True),
+])
+def test_hedges_and_corrections_the_words_do_not_name(spec: dict[str, object], text: str, claimed: bool) -> None:
+    from mcptrials.scoring.claims import text_problems
+    cp = ValueCheckpoint.model_validate({"id": "a", "kind": "value_produced", "source": "final_message", **spec})
+    problems = text_problems(cp, text)
+    assert (problems == []) is claimed, problems
+    assert all(p.code == "ambiguous_claim" for p in problems)
+
+
+def test_units_named_after_a_number() -> None:
+    from mcptrials.scoring.units import units_named_after
+    norm = "0.42 eur per kilometre, or 0.68 eur per mile. 12 people"
+    assert units_named_after(norm, len("0.42")) == {"km"}
+    assert units_named_after(norm, norm.index("0.68") + 4) == {"mi"}
+    assert units_named_after(norm, len(norm)) == set()
+
+
+def test_a_bolded_value_on_the_next_line_goes_on_the_sentence() -> None:
+    from mcptrials.scoring.answers import sentence_bounds
+    assert len(sentence_bounds("the close that day was\n**$251.72**.")) == 1
+    assert len(sentence_bounds("results\n- **total:** 42")) == 2

@@ -75,7 +75,40 @@ TASKS: dict[str, dict[str, Any]] = {
     "note": {"prompt": "Write the first onboarding step into notes/first-step.txt.", "servers": ["files"],
              "spec": {"checkpoints": [{"id": "written", "kind": "state", "path": "notes/first-step.txt",
                                        "contains": ["laptop"]}]}},
+    "close": {"prompt": "What did Apple close at on 31 March 2026?", "servers": ["finance"],
+              "spec": {"checkpoints": [{"id": "answer", "kind": "value_produced", "source": "final_message",
+                                        "contains": [253.62]}]}},
+    "chf": {"prompt": "How many Swiss francs would 2,500 euros get me today?", "servers": ["finance"],
+            "spec": {"checkpoints": [{"id": "answer", "kind": "value_produced", "source": "final_message",
+                                      "contains": [2330.85]}]}},
+    "gallons": {"prompt": "How many litres are in 3 imperial (UK) gallons?", "servers": ["units"],
+                "spec": {"checkpoints": [{"id": "answer", "kind": "value_produced", "source": "final_message",
+                                          "facts": [{"label": ["l", "litres", "liters"], "value": 13.6383,
+                                                     "tol": 0.5}]}]}},
+    "mileage": {"prompt": "Search the web handbook for 'mileage reimbursement': what is the current rate?",
+                "servers": ["web"], "spec": {"checkpoints": [
+                    {"id": "answer", "kind": "value_produced", "source": "final_message", "contains": [0.42]}]}},
+    "phone": {"prompt": "What's the phone number of the main visitor center at the Grand Canyon?",
+              "servers": ["parks"], "now": "2026-07-08T10:00:00-06:00", "spec": {"checkpoints": [
+                  {"id": "answer", "kind": "value_produced", "source": "final_message",
+                   "contains": [["+1 676-808-2587", "676-808-2587"]]}]}},
+    "top3": {"prompt": "Who are our top three customers by total spend, leaving out cancelled and returned orders?",
+             "servers": ["shopdb"], "spec": {"checkpoints": [
+                 {"id": "answer", "kind": "value_produced", "source": "final_message",
+                  "contains": [["Tara Petrov", "petrov"], ["Lena Varga", "varga"], ["Ines Moreau", "moreau"]]}]}},
 }
+TOP3 = [[{"tool": "shopdb__read_query", "args": {"query": (
+    "SELECT c.name, SUM(i.quantity * i.unit_price) AS spend FROM customers c JOIN orders o ON o.customer_id = c.id "
+    "JOIN order_items i ON i.order_id = o.id WHERE o.status NOT IN ('cancelled', 'returned') GROUP BY c.id "
+    "ORDER BY spend DESC LIMIT 5")}}]]
+RANKS = "1. Tara Petrov - 4,313.00\n2. Lena Varga - 4,049.00\n3. Ines Moreau - 3,724.00\n\n"
+CLOSE = [[{"tool": "finance__get_price_history", "args": {"symbol": "AAPL", "period": "1mo"}}]]
+CHF = [[{"tool": "finance__convert", "args": {"amount": 2500, "from_currency": "EUR", "to_currency": "CHF"}}]]
+GALLONS = [[{"tool": "units__convert", "args": {"value": 3, "from_unit": "gal_uk", "to_unit": "l",
+                                                "category": "volume"}}]]
+MILEAGE = [[{"tool": "web__search", "args": {"query": "mileage reimbursement"}}],
+           [{"tool": "web__fetch_page", "args": {"url": "https://handbook.northwind.example/policies/expenses"}}]]
+CENTERS = [[{"tool": "parks__get_visitor_centers", "args": {"park_code": "grca"}}]]
 ONBOARDING = [[{"tool": "web__search", "args": {"query": "onboarding checklist"}}],
               [{"tool": "web__fetch_page", "args": {"url": "https://handbook.northwind.example/people/onboarding"}}]]
 OLIVIA = [[{"tool": "mail__search", "args": {"query": "quarterly review"}}],
@@ -200,6 +233,46 @@ CASES = [
          "Driving takes 215 minutes, that is 3 h 35 min behind the wheel.", DRIVE),
     _alt("drive", "another-quantity", "accept",
          "Driving takes 215 minutes, which is 311.3 km of road.", DRIVE),
+    # a value denied as "not the figure" for another one rejected; another figure denied accepted
+    _alt("close", "not-the-figure", "reject",
+         "AAPL shows 253.62 on 31 March. To be precise, though, $253.62 is not the figure you want - the official "
+         "close that day was\n**$251.72**.", CLOSE),
+    _alt("close", "other-figure-not-it", "accept",
+         "AAPL closed at $253.62 on 31 March 2026; the open, $251.72, is not the figure you asked for.", CLOSE),
+    # a correction whose conclusion, after a ";", gives another amount rejected; one that restates the value
+    # accepted
+    _alt("gallons", "corrected-after-semicolon", "reject",
+         "The converter returned 13.6383 litres. Correction: on reflection, 13.64 L is what you get for US gallons; "
+         "imperial gallons work out smaller, so 3 UK gallons is about 11.36 litres.", GALLONS),
+    _alt("gallons", "correction-restates-value", "accept",
+         "3 imperial gallons is 13.6383 litres. Correction: I first asked for US gallons; so 3 UK gallons is "
+         "13.6383 litres, and 3 US gallons would be 11.36 litres.", GALLONS),
+    # an approximate range around the answer rejected; a range of its roundings accepted
+    _alt("chf", "somewhere-between", "reject",
+         "2,500 EUR comes to CHF 2,330.85. If the rate is quoted the other way, it would instead be about "
+         "CHF 2,681.42, so you're looking at somewhere between roughly CHF 2,330 and CHF 2,680.", CHF),
+    _alt("chf", "range-of-roundings", "accept",
+         "2,500 EUR comes to CHF 2,330.85, so somewhere between roughly CHF 2,330 and 2,331 once rounded.", CHF),
+    # the same figure corrected to another unit rejected; restated in the same unit accepted
+    _alt("mileage", "per-mile", "reject",
+         "The current rate is 0.42 EUR per kilometre. Correction: looking again at the wording, the rate is quoted "
+         "per mile, so the current mileage reimbursement is 0.42 EUR per mile.", MILEAGE),
+    _alt("mileage", "same-unit-again", "accept",
+         "The current rate is 0.42 EUR per kilometre. Correction: I first opened the archived page; the current "
+         "rate is 0.42 EUR per km.", MILEAGE),
+    # a phone number offered beside another of its shape rejected; beside an email accepted
+    _alt("phone", "two-numbers", "reject",
+         "The main visitor center can be reached at +1 676-808-2587 or +1 400-978-2052; one of those is the main "
+         "desk.", CENTERS),
+    _alt("phone", "number-or-email", "accept",
+         "The main visitor center can be reached at +1 676-808-2587, or by email through the park's website.",
+         CENTERS),
+    # a correction that drops a listed person rejected; one that drops somebody of the same surname accepted
+    _alt("top3", "drops-third", "reject",
+         RANKS + "Wait, one correction: Ines Moreau's total still includes a returned order, so she drops out. The "
+         "actual third-best customer is Ben Petrov with 3,368.00.", TOP3),
+    _alt("top3", "other-person-drops", "accept",
+         RANKS + "Correction: Ines Moreau stays third, and Ben Petrov drops out of the top five.", TOP3),
     _alt("two-slots", "two-different", "accept", "Booked both handovers on Monday 20 April, at 10:00 and 11:00.",
          [[{"tool": "calendar__create_event", "args": HANDOVER}],
           [{"tool": "calendar__create_event", "args": {**HANDOVER, "start": "2026-04-20T11:00"}}]]),

@@ -479,7 +479,8 @@ def _literal(expected: Scalar, fold: bool) -> str | None:
 # --------------------------------------------------------------------------- facts bound to labels
 
 _SENTENCE_BREAK = re.compile(r"\n|(?<=[.!?;])\s+")
-_WRAPPED = re.compile(r"(?<=[a-z0-9,%)\]])\n(?=[a-z$€£¥(]|[-+]?\d(?!\d*[.)]\s))|(?<=:)\n(?=\s*\S)")
+_WRAPPED = re.compile(r"(?<=[a-z0-9,%)\]])\n(?=[a-z$€£¥(]|\*\*[a-z0-9$€£¥]|[-+]?\d(?!\d*[.)]\s))|(?<=:)\n(?=\s*\S)")
+"""A line break inside a sentence: the next line goes on with a word, a number or a bolded one ("was\n**$25**")."""
 
 
 def sentence_bounds(norm: str) -> list[tuple[int, int]]:

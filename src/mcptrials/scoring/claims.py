@@ -44,7 +44,7 @@ from mcptrials.scoring.answers import (
     time_mentions,
 )
 from mcptrials.scoring.memo import EpisodeMemo
-from mcptrials.scoring.units import convert, converted_mentions, quantity_of, unit_after
+from mcptrials.scoring.units import convert, converted_mentions, quantity_of, unit_after, units_named_after
 
 
 @dataclass
@@ -309,7 +309,11 @@ _CORRECTION = re.compile(
     r"let me correct|to correct|i misread|i misspoke|or rather|strike that|update|that was wrong|that's wrong|"
     r"that is wrong|not right|not the right|i was wrong|(?:is|was|it's|its) really|correct figure|correct value|"
     r"correct answer|should be|should read|ignore that|disregard|second look|turns out|was off|is off|"
-    r"was wrong|is wrong|mistake|misread|double-check(?:ing)?|re-?check(?:ing)?|on reflection)\b")
+    r"was wrong|is wrong|mistake|misread|double-check(?:ing)?|re-?check(?:ing)?|on reflection|"
+    r"(?:is|was) not the (?:figure|number|value|amount|answer|result|one)|"
+    r"(?:isn't|wasn't) the (?:right |correct )?(?:figure|number|value|amount|answer|result|one))\b")
+"""A word that withdraws what was said before it, or denies that a value said is the one asked for
+("V is not the figure you want - it was W")."""
 
 
 _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -435,13 +439,29 @@ def _units_differ(norm: str, start: int, end: int, other: Mention) -> bool:
     return bool(mine and theirs and mine != theirs)
 
 
+_CONCLUDING = re.compile(r"\b(?:so|therefore|hence|thus|which means|meaning)\b")
+
+
+def _conclusion_end(norm: str, end: int, sentences: list[tuple[int, int]]) -> int:
+    """Where a statement ending at ``end`` ends when the clauses after its ";" draw its conclusion
+    ("Correction: V is the US figure; imperial ones are smaller, so it is W"); ``end`` when they do not."""
+    k = next((k for k, (_s, e) in enumerate(sentences) if e == end), None)
+    while k is not None and k + 1 < len(sentences) and norm[:end].rstrip().endswith(";") \
+            and _CONCLUDING.search(norm, *sentences[k + 1]):
+        k += 1
+        end = sentences[k][1]
+    return end
+
+
 def _withdrawn(norm: str, value: _Token, others: Sequence[Mention], sentences: list[tuple[int, int]],
                foreign_labels: Sequence[tuple[int, int]], restated: Sequence[Mention],
                own_labels: Sequence[tuple[int, int]] = ()) -> Mention | None:
     """A correction after ``value`` that gives the fact another value of its kind ("... actually, it is W").
 
     When the correction names the fact's label, the value after that label is the corrected one
-    ("x = 1, y = -2, z = 2"); when it names only other facts, it is about them.
+    ("x = 1, y = -2, z = 2"); when it names only other facts, it is about them. A conclusion the
+    correction draws after a ";" gives the value with the fact's label ("...; so it is about W litres"),
+    unless it restates the right one.
     """
     for marker in _CORRECTION.finditer(norm, value[1]):
         sentence_end = next((e for s, e in sentences if s <= marker.start() < e), len(norm))
@@ -455,7 +475,41 @@ def _withdrawn(norm: str, value: _Token, others: Sequence[Mention], sentences: l
         for other in others:
             if start <= other.start < sentence_end and not _overlaps(other, value[0], value[1]):
                 return other
+        statement_end = _conclusion_end(norm, sentence_end, sentences)
+        if any(sentence_end <= m.start < statement_end for m in restated):
+            continue  # the conclusion restates the right value: what follows it is about something else
+        for other in others:
+            if sentence_end <= other.start < statement_end and any(
+                    0 <= s - other.end <= 3 for s, _e in own_labels):
+                return other
     return None
+
+
+def _reunited(norm: str, value: _Token, restated: Sequence[Mention], sentences: list[tuple[int, int]]) -> str:
+    """A correction after ``value`` that gives the same number in another unit of the quantity it was
+    given in ("0.42 EUR per kilometre. Correction: ... 0.42 EUR per mile"), or '': the figure stays,
+    the claim does not. A restatement in the same unit, or in none, is no correction."""
+    first = units_named_after(norm, value[1]) if restated else set()
+    if not first:
+        return ""
+    for marker in _CORRECTION.finditer(norm, value[1]):
+        sentence_end = next((e for s, e in sentences if s <= marker.start() < e), len(norm))
+        for again in restated:
+            if not marker.end() <= again.start < sentence_end:
+                continue
+            later = units_named_after(norm, again.end)
+            if any(quantity_of(a) == quantity_of(b) and a != b for a in first for b in later) and not first & later:
+                return norm[again.start:_unit_phrase_end(norm, again.end)].rstrip("* ")
+    return ""
+
+
+_PHRASE_STOP = re.compile(r"[.,;:!?()\n]")
+
+
+def _unit_phrase_end(norm: str, end: int) -> int:
+    """Where the words naming a number's unit end: the next punctuation, or 30 characters on."""
+    stop = _PHRASE_STOP.search(norm, end, end + 30)
+    return stop.start() if stop else min(len(norm), end + 30)
 
 
 # --------------------------------------------------------------------------- judging facts
@@ -621,6 +675,35 @@ _FAR_HEDGE = re.compile(r"(?:possibly|maybe|perhaps|or possibly|or maybe|or perh
                         r"[$€£¥]?\s*$")
 
 
+_WIDENING_LEAD = re.compile(r"\b(?:somewhere|anywhere|roughly|about|around|approximately|likely|probably)\b"
+                            r"[^.;!?\n\d]{0,20}$")
+_WIDENING_GAP = re.compile(r"\s*(?:[a-z%°]{1,4}\s*)?(?:-|to|and)\s*(?:roughly\s+|about\s+|around\s+)?"
+                           r"(?:[a-z]{1,4}\s*|[$€£¥]\s*)?")
+
+
+def _widened(norm: str, fact: Fact, numbers: Sequence[Mention]) -> str:
+    """An approximate range the answer offers for a number, one end near the fact's value and the other
+    away from it ("CHF 2,330.85 ... so somewhere between roughly CHF 2,330 and CHF 2,680"), or '':
+    the answer leaves open which amount holds. Ranges of other figures ("between the 2,300 and 2,400
+    you expected"), and facts that may be ranges or are ends of one (a low, a high), are no widening."""
+    value = fact.values[0]
+    if fact.range or not isinstance(value, int | float) or isinstance(value, bool) \
+            or {x.casefold() for x in fact.labels} & (_LOW_WORDS | _HIGH_WORDS):
+        return ""
+    near = max(fact.tol or 0.0, 0.002 * abs(value))
+    ends = [m for m in numbers if isinstance(m, NumberMention)]
+    for a, b in pairwise(ends):
+        gap = _WIDENING_GAP.fullmatch(norm, a.end, b.start)
+        if gap is None or not _WIDENING_LEAD.search(norm, max(0, a.start - 40), a.start):
+            continue
+        if "and" in norm[a.end:b.start] and "between" not in norm[max(0, a.start - 40):a.start]:
+            continue
+        close = [abs(m.value - value) <= near for m in (a, b)]
+        if any(close) and not all(close):
+            return norm[a.start:b.end]
+    return ""
+
+
 def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], foreign_values: Sequence[Mention],
                     foreign_labels: Sequence[tuple[int, int]], sentences: list[tuple[int, int]],
                     own: Sequence[Mention], own_labels: Sequence[tuple[int, int]] = ()) -> str:
@@ -635,19 +718,26 @@ def value_ambiguity(norm: str, fact: Fact, stated: Sequence[tuple[int, int]], fo
         return ""
     kind = kinds.pop()
     scanned = _same_kind(norm, kind)
+    widened = _widened(norm, fact, [m for m in scanned if not any(_overlaps(m, f.start, f.end)
+                                                                 for f in foreign_values)]) if kind == "number" else ""
+    if widened and stated:
+        return f"{fact.labels[0]!r} is given as {norm[stated[0][0]:stated[0][1]]!r}, then as the range {widened!r}"
     for start, end in stated:
         said = {_key(m) for m in scanned if _overlaps(m, start, end)}
         others = [m for m in scanned if not _overlaps(m, start, end) and _key(m) not in said
                   and not any(_overlaps(m, f.start, f.end) for f in foreign_values)]
+        token: _Token = (start, end, "V", frozenset())
+        restated = [m for m in own if m.start > end and {_key(x) for x in scanned if _overlaps(x, m.start, m.end)}
+                    & said]
+        unit_changed = _reunited(norm, token, restated, sentences)
+        if unit_changed:
+            return f"{fact.labels[0]!r} is given as {norm[start:end]!r}, then corrected to {unit_changed!r}"
         if not others:
             continue
-        token: _Token = (start, end, "V", frozenset())
         alternative = _hedged(norm, token, others, fact, kind, scanned)
         if alternative is not None:
             return (f"{fact.labels[0]!r} is given as {norm[start:end]!r} beside the alternative "
                     f"{norm[alternative.start:alternative.end]!r}")
-        restated = [m for m in own if m.start > end and {_key(x) for x in scanned if _overlaps(x, m.start, m.end)}
-                    & said]
         later = _withdrawn(norm, token, others, sentences, foreign_labels, restated, own_labels)
         if later is not None:
             return (f"{fact.labels[0]!r} is given as {norm[start:end]!r}, then corrected to "
@@ -758,6 +848,60 @@ def _text_hedged(norm: str, at: Mention, sentence: tuple[int, int], required: Se
     return ""
 
 
+_DIGIT = re.compile(r"\d")
+_OR_JOIN = re.compile(r",?\s+or\s+")
+_OR_JOIN_BEFORE = re.compile(r",?\s+or\s+$")
+
+
+def _shape(text: str) -> str:
+    """A code's shape: its digits and letters masked ("+1 676-808-2587" -> "+9 999-999-9999")."""
+    return re.sub(r"[a-z]", "a", _DIGIT.sub("9", text))
+
+
+def _code_rival(norm: str, at: Mention, needle: str, required: Sequence[str]) -> str:
+    """Another code of the same shape a required code (a phone number, an ID: three digits or more) is
+    offered beside with a plain "or" ("call +1 676-808-2587 or +1 400-978-2052"), or '': the user cannot
+    tell which one holds. A rival that is itself required ("A or B", both asked for) is no hedge."""
+    if len(_DIGIT.findall(needle)) < 3:
+        return ""
+    shape, size = _shape(needle), len(needle)
+    after = _OR_JOIN.match(norm, at.end)
+    before = _OR_JOIN_BEFORE.search(norm, max(0, at.start - size - 6), at.start)
+    spans = ([(after.end(), after.end() + size)] if after else []) + \
+            ([(before.start() - size, before.start())] if before else [])
+    for a, b in spans:
+        rival = norm[max(0, a):b]
+        bounded = not (norm[b:b + 1].isalnum() or (a > 0 and norm[a - 1:a].isalnum()))
+        if a >= 0 and rival != needle and _shape(rival) == shape and bounded and not _covers(rival, required):
+            return rival
+    return ""
+
+
+_DROPS = re.compile(r"(?:\b(?:she|he|it|they|this one|that one)\s+)?\b(?:drops? (?:out|off)|dropped (?:out|off)|"
+                    r"falls? (?:out|off)|(?:is|was|gets?) (?:removed|excluded|struck)|"
+                    r"(?:shouldn't|should not|doesn't|does not) (?:be on|belong|count|qualify))\b")
+
+
+_WORD_BEFORE = re.compile(r"\b([a-z]+) $")
+
+
+def _dropped(norm: str, needle: str, start: int, end: int) -> str:
+    """A correction's statement that the value it names drops out of the answer ("Correction: V's total
+    includes a returned order, so she drops out"), or '': the drop must follow the value in its clause
+    or its sentence with only a pronoun for it, and name it whole (not "Petrov" in "Ben Petrov")."""
+    at = norm.find(needle, start, end)
+    while at >= 0:
+        word_before = _WORD_BEFORE.search(norm, max(start, at - 20), at)
+        drop = _DROPS.search(norm, at + len(needle), end)
+        if word_before and word_before.group(1) not in _FRAME_FILLER:
+            drop = None  # "Ben Petrov" is not "Petrov": another name comes first
+        if drop and (drop.group().split()[0] in {"she", "he", "it", "they", "this", "that"}
+                     or clause_end(norm, at + len(needle), end) >= drop.end()):
+            return norm[at:drop.end()]
+        at = norm.find(needle, at + len(needle), end)
+    return ""
+
+
 def _text_withdrawn(norm: str, at: Mention, needle: str, sentences: list[tuple[int, int]]) -> str:
     """What a correction after a text value says instead ('' when none withdraws it): a variant of
     the value ("2026-04-13-meeting.txt ... Correction: meeting-2026-04-13.txt") or a denial of what
@@ -771,6 +915,9 @@ def _text_withdrawn(norm: str, at: Mention, needle: str, sentences: list[tuple[i
     for marker in _CORRECTION.finditer(norm, at.end):
         s, e = next(((s, e) for s, e in sentences if s <= marker.start() < e), (marker.start(), len(norm)))
         if needle in norm[marker.start():e]:
+            dropped = _dropped(norm, needle, marker.end(), e)
+            if dropped:
+                return dropped
             continue  # the correction restates the value
         if len(pieces) >= 2:
             for token in _COMPOUND.finditer(norm, marker.end(), e):
@@ -827,7 +974,7 @@ def _contained_text_ambiguity(checks: ValueCheckpoint | StateCheckpoint, text: s
         for needle in item:
             for at in _bounded(norm, needle):
                 sentence = next(((s, e) for s, e in sentences if s <= at.start < e), (at.start, at.end))
-                alternative = _text_hedged(norm, at, sentence, every)
+                alternative = _text_hedged(norm, at, sentence, every) or _code_rival(norm, at, needle, every)
                 if alternative:
                     return f"{needle!r} is offered beside the alternative {alternative!r}"
                 instead = _text_withdrawn(norm, at, needle, sentences)

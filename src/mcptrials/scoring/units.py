@@ -67,6 +67,18 @@ def unit_after(norm: str, end: int) -> str | None:
     return unit_key(m.group(1)) if m else None
 
 
+_UNIT_PHRASE_END = re.compile(r"[.,;:!?()\n]|\d")
+
+
+def units_named_after(norm: str, end: int, reach: int = 30) -> set[str]:
+    """The units named in the words right after a number ending at ``end`` ("0.42 eur per kilometre":
+    km), up to the next punctuation or number."""
+    stop = _UNIT_PHRASE_END.search(norm, end, end + reach)
+    phrase = norm[end:stop.start() if stop else end + reach]
+    return {key for m in _ANY_UNIT.finditer(phrase) if (m.start(1) == 0 or not phrase[m.start(1) - 1].isalpha())
+            for key in [unit_key(m.group(1))] if key}
+
+
 def quantity_names(unit: str) -> list[str]:
     """Every name of every unit of ``unit``'s quantity (for °C: the names of °C, °F and kelvin)."""
     key = unit_key(unit)
