@@ -890,3 +890,13 @@ def test_a_list_read_back_after_the_trace_wrote_to_it_is_no_list_the_answer_owes
     listed = "Review NDA draft for Helio Analytics"
     assert any(isinstance(c, list) and c[0] == listed for c in read.contains)
     assert not any(isinstance(c, list) and c[0] == listed for c in wrote.contains)
+
+
+def test_a_name_that_only_bounds_a_superlative_is_not_demanded_but_the_reported_one_is() -> None:
+    summary = json.dumps({"title": "Mercury (planet)", "summary": "Mercury is the smallest planet in the Solar System "
+                          "and the closest to the Sun.", "links": ["Solar System", "Sun"]})
+    check = answer_checkpoint("Mercury (planet): the smallest planet in the Solar System and the closest to the Sun.",
+                              "Get the summary of Mercury (planet).", "", [summary], 2026)
+    assert check is not None
+    assert _judge(check, "Mercury is the smallest planet and the nearest one to the Sun.")
+    assert not _judge(check, "Mercury is the smallest planet and the nearest one to Earth.")

@@ -1074,11 +1074,25 @@ def _asked_fields(value: Value, docs: list[Any], asked: str) -> list[str]:
     return sorted(k for k in keys if structured and len(k) >= 3 and _names_goal({k}, wanted))
 
 
+_SUPERLATIVE_BEFORE = re.compile(r"(?i)\b(?:[a-z]+est|most\s+[a-z]+|least\s+[a-z]+)\s+(?:[a-z-]+\s+){1,2}"
+                                 r"(?:in|of|on)\s+(?:the\s+)?$")
+
+
+def _superlative_scope(value: Value, answer: str) -> bool:
+    """Whether a name only bounds a superlative the answer quotes ("the smallest planet in the Solar System"):
+    the ground the ranking covers, not an item the answer reports."""
+    if value.kind != "name":
+        return False
+    norm = normalise_text(answer)
+    return bool(_SUPERLATIVE_BEFORE.search(norm[max(0, value.start - 50):value.start]))
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None,
                       now: datetime | None = None, written: tuple[str, ...] = ()) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
     found = answer_values(answer, goal, prompt, read_results, year, fallback, today, now, written)
+    found = [v for v in found if not _superlative_scope(v, answer)] or found
     cited = [c for c in _citation_fields(answer, read_results)
              if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
     months = _months(answer, f"{goal}\n{prompt}", read_results, year)
