@@ -838,6 +838,30 @@ def test_records_an_answer_names_by_their_titles_must_all_be_named() -> None:
     assert not _judge(check, "Today: team standup, 1:1 with Sam and the customer call with Bluepeak.")
 
 
+STOPS = json.dumps({"train": "G1371", "stops": [
+    {"station": "Shanghai Hongqiao", "arrive": None, "depart": "06:20"},
+    {"station": "Changsha South", "arrive": "10:14", "depart": "10:18"},
+    {"station": "Kunming South", "arrive": "14:30", "depart": None}]})
+STOPS_ANSWER = ("On Friday 17 April G1371 leaves Shanghai Hongqiao at 06:20, stops at Changsha South (10:14-10:18) "
+                "and arrives at Kunming South at 14:30.")
+
+
+def test_records_named_beside_the_one_figure_asked_are_context_not_a_list() -> None:
+    check = answer_checkpoint(STOPS_ANSWER, "When does train G1371 reach Kunming South on 2026-04-17?", "", [STOPS],
+                              2026)
+    assert check is not None
+    assert _judge(check, "G1371 stops at Changsha South (10:14-10:18) and reaches Kunming South at 14:30.")
+    assert not _judge(check, "G1371 stops at Changsha South (10:14-10:18) and reaches Kunming South at 10:14.")
+
+
+def test_records_named_where_the_request_lists_them_must_all_be_named() -> None:
+    for asked in ("List the stops of train G1371 on 2026-04-17.", "Get the stops of train G1371 on 2026-04-17."):
+        check = answer_checkpoint(STOPS_ANSWER, asked, "", [STOPS], 2026)
+        assert check is not None
+        assert _judge(check, "G1371: Shanghai Hongqiao 06:20, Changsha South 10:14-10:18, Kunming South 14:30.")
+        assert not _judge(check, "G1371: Changsha South 10:14-10:18, Kunming South 14:30.")
+
+
 def test_one_record_named_by_its_title_is_no_list() -> None:
     check = answer_checkpoint("Your next meeting is the budget sync at 11:00.",
                               "What is my next meeting today?", "", [EVENTS], 2026, today=date(2026, 4, 13))
@@ -866,3 +890,13 @@ def test_a_list_read_back_after_the_trace_wrote_to_it_is_no_list_the_answer_owes
     listed = "Review NDA draft for Helio Analytics"
     assert any(isinstance(c, list) and c[0] == listed for c in read.contains)
     assert not any(isinstance(c, list) and c[0] == listed for c in wrote.contains)
+
+
+def test_a_name_that_only_bounds_a_superlative_is_not_demanded_but_the_reported_one_is() -> None:
+    summary = json.dumps({"title": "Mercury (planet)", "summary": "Mercury is the smallest planet in the Solar System "
+                          "and the closest to the Sun.", "links": ["Solar System", "Sun"]})
+    check = answer_checkpoint("Mercury (planet): the smallest planet in the Solar System and the closest to the Sun.",
+                              "Get the summary of Mercury (planet).", "", [summary], 2026)
+    assert check is not None
+    assert _judge(check, "Mercury is the smallest planet and the nearest one to the Sun.")
+    assert not _judge(check, "Mercury is the smallest planet and the nearest one to Earth.")

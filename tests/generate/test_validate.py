@@ -80,3 +80,14 @@ async def test_a_task_whose_only_checked_figure_is_a_zero_keeps_its_read_and_get
     result = await validate(task, bundled_servers())
     assert result.passed, result.reasons
     assert "gen-wrong-value" in {a.id for a in result.alternatives}
+
+
+def test_a_decoy_never_holds_another_spelling_the_spec_accepts_for_the_value() -> None:
+    from mcptrials.generate.validate import _decoy
+    from mcptrials.generate.values import values_in
+
+    pool = values_in('{"line": "Shanghai-Kunming HSR", "via": "Changsha", "from": "Shanghai Hongqiao"}', year=2026)
+    forms = ("shanghai hongqiao", "shanghai", "hongqiao")
+    picked = _decoy("Shanghai Hongqiao", "name", pool, {"shanghai hongqiao"}, forms)
+    assert picked is not None and "shanghai" not in str(picked).casefold()  # it still makes a wrong answer
+    assert _decoy("Shanghai Hongqiao", "name", pool, {"shanghai hongqiao"}) == "Shanghai-Kunming HSR"

@@ -764,6 +764,14 @@ def _role_facts(names: list[Value], answer: str, docs: list[Any]) -> list[tuple[
 
 
 _TITLE_TEXT = re.compile(r"[A-Za-z][A-Za-z'&-]*(?:[ :][ ]?[A-Za-z][A-Za-z'&-]*){1,5}")
+_ASKS_SET = re.compile(r"(?i)\b(?:list|lists|listing|enumerate|all|every|each|how many|number of|which|"
+                       r"top\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten))\b|"
+                       r"\b(?:what|who)\b[^.?!\n]{0,40}?\b(?:are|were|have|remain)\b|"
+                       r"\b(?:report|tell me|show|summari[sz]e)\s+(?:me\s+)?what\b|"
+                       r"\b(?:get|give|show|find|fetch)\s+(?:me\s+)?(?:the|its|their)\s+(?:[a-z-]+\s+)?[a-z]+s\s+of\b")
+"""A request after a set of items ("list the events", "which tasks", "what are the stations", "the top 3",
+"report what needs attention", "get the stops of G1371"), not after one figure of one item ("what is my next
+meeting?", "report the alerts' count")."""
 
 
 def _listed_records(answer: str, asked: str, docs: list[Any], written: tuple[str, ...] = ()) -> list[list[str]]:
@@ -773,7 +781,11 @@ def _listed_records(answer: str, asked: str, docs: list[Any], written: tuple[str
     the words every record's field has, or by a word of it no other record's field has). A value the request gives
     names no record; nor one said only in parentheses (an aside), or in a sentence of its own (a contrast: "Only
     Apgar is open all year. Logan Pass is seasonal"). A list that holds what the trace itself wrote is read back
-    to confirm the write, which the state check covers: its other items are a detail."""
+    to confirm the write, which the state check covers: its other items are a detail. Only where the request
+    asks for a set of items: else the other records the answer names are context (the origin of a train whose
+    arrival was asked), not what it reports."""
+    if not _ASKS_SET.search(asked):
+        return []
     norm = normalise_text(answer)
     norm_asked = normalise_text(asked)
     mine = {normalise_text(w) for w in written}
@@ -1062,11 +1074,25 @@ def _asked_fields(value: Value, docs: list[Any], asked: str) -> list[str]:
     return sorted(k for k in keys if structured and len(k) >= 3 and _names_goal({k}, wanted))
 
 
+_SUPERLATIVE_BEFORE = re.compile(r"(?i)\b(?:[a-z]+est|most\s+[a-z]+|least\s+[a-z]+)\s+(?:[a-z-]+\s+){1,2}"
+                                 r"(?:in|of|on)\s+(?:the\s+)?$")
+
+
+def _superlative_scope(value: Value, answer: str) -> bool:
+    """Whether a name only bounds a superlative the answer quotes ("the smallest planet in the Solar System"):
+    the ground the ranking covers, not an item the answer reports."""
+    if value.kind != "name":
+        return False
+    norm = normalise_text(answer)
+    return bool(_SUPERLATIVE_BEFORE.search(norm[max(0, value.start - 50):value.start]))
+
+
 def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[str],
                       year: int | None, fallback: bool = True, today: date | None = None,
                       now: datetime | None = None, written: tuple[str, ...] = ()) -> ValueCheckpoint | None:
     """The answer check: the values it must state, those that could be swapped bound to their labels."""
     found = answer_values(answer, goal, prompt, read_results, year, fallback, today, now, written)
+    found = [v for v in found if not _superlative_scope(v, answer)] or found
     cited = [c for c in _citation_fields(answer, read_results)
              if not states(f"{goal}\n{prompt}", c.values[0] if isinstance(c, Fact) else c)]
     months = _months(answer, f"{goal}\n{prompt}", read_results, year)

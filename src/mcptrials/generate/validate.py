@@ -108,11 +108,14 @@ def _swap_value(answer: str, value: Value, decoy: Any, year: int | None) -> str:
 # --------------------------------------------------------------------------- making alternatives
 
 
-def _decoy(value: Any, kind: str, pool: list[Value], avoid: set[str]) -> Any:
-    """Another value of the same kind seen in the results, that the right answer does not state."""
+def _decoy(value: Any, kind: str, pool: list[Value], avoid: set[str], forms: tuple[str, ...] = ()) -> Any:
+    """Another value of the same kind seen in the results, that the right answer does not state, nor any other
+    spelling the spec accepts for it ("Shanghai-Kunming HSR" still says "shanghai", a form of "Shanghai Hongqiao")."""
     mine = str(value).casefold()
     for other in pool:
         theirs = str(other.value).casefold()
+        if any(re.search(r"(?<!\w)" + re.escape(f) + r"(?!\w)", theirs) for f in forms):
+            continue
         if other.kind == kind and theirs not in avoid and mine not in theirs and theirs not in mine:
             return other.value
     if kind == "number" and isinstance(value, int | float):
@@ -137,6 +140,18 @@ def _answer_values(task: Task) -> list[Any]:
                     for x in (item if isinstance(item, list) else [item])]
             out += [v for f in cp.facts for v in f.values]
     return out
+
+
+def _forms_of(task: Task, value: Any) -> tuple[str, ...]:
+    """Every spelling the answer checks accept for a required value (the options of its ``contains`` item)."""
+    mine = str(value).casefold()
+    for cp in task.spec.checkpoints:
+        if isinstance(cp, ValueCheckpoint) and cp.source == "final_message":
+            for item in cp.contains:
+                options = [str(x).casefold() for x in (item if isinstance(item, list) else [item])]
+                if mine in options:
+                    return tuple(options)
+    return (mine,)
 
 
 def make_alternatives(task: Task, episode: Episode, tools: Mapping[str, ToolInfo]) -> list[Alternative]:
@@ -199,7 +214,7 @@ def make_alternatives(task: Task, episode: Episode, tools: Mapping[str, ToolInfo
         for value in [*plain, *small]:  # a small figure only when no other is checked
             if str(value.value).casefold() not in required:
                 continue
-            decoy = _decoy(value.value, value.kind, pool, required | stated)
+            decoy = _decoy(value.value, value.kind, pool, required | stated, _forms_of(task, value.value))
             if decoy is not None:
                 out.append(_alt(task, "gen-wrong-value", "reject", ["wrong_value"],
                                 f"States {decoy} (seen in the results) instead of {value.value}.", plan,
