@@ -9,6 +9,7 @@ must be the explorer's ("Yes, Willow has space" when the explorer found it full 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from mcptrials.generate.answercheck import whole_field
@@ -69,26 +70,30 @@ def yes_no(goal: str, answer: str) -> ConclusionCheckpoint | None:
     return _consistent(cp, answer)
 
 
+def _containers(docs: list[Any]) -> Iterator[dict[str, Any] | list[Any]]:
+    """Every object and list of the results, each before what it holds (the order a reader meets them)."""
+    stack: list[Any] = list(reversed(docs))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            yield node
+            stack.extend(reversed(node))
+
+
 def _siblings(name: str, docs: list[Any]) -> list[str]:
     """The names the other records of a result list hold where this option is one record's name: the trains
     G905 and G903 beside G901 in one search result."""
     wanted = name.strip().lower()
     out: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
+    for node in _containers(docs):
+        if isinstance(node, list):
             records = [r for r in node if isinstance(r, dict)]
             for key in {k for r in records for k, v in r.items()
                         if isinstance(v, str) and v.strip().lower() == wanted}:
                 out.extend(r[key] for r in records if isinstance(r.get(key), str) and r[key] not in out)
-            for child in node:
-                walk(child)
-
-    for doc in docs:
-        walk(doc)
     return out
 
 
@@ -298,21 +303,12 @@ _WET_WORDS = ["will rain", "going to rain", "expect rain", "rain is expected", "
 def _stated_records(docs: list[Any], answer: str) -> list[dict[str, Any]]:
     """The records (result objects) at least two of whose own figures the answer states: the day it reports."""
     out: list[dict[str, Any]] = []
-
-    def walk(node: Any) -> None:
+    for node in _containers(docs):
         if isinstance(node, dict):
             figures = [v for v in node.values() if isinstance(v, int | float) and not isinstance(v, bool)
                        and abs(v) not in {0, 1}]
             if sum(states(answer, v) for v in dict.fromkeys(figures)) >= 2:
                 out.append(node)
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    for doc in docs:
-        walk(doc)
     return out
 
 
@@ -516,23 +512,17 @@ def limit_words(asked: str, answer: str, docs: list[Any]) -> ConclusionCheckpoin
     stated: list[float] = []
     names: list[str] = []
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, v in node.items():
-                kind = _unit_of_key(str(key))
-                if isinstance(v, int | float) and not isinstance(v, bool) and kind is not None and \
-                        kind[0] == dimension and (states(answer, v) or states(answer, v * kind[1] / scale)):
-                    stated.append(float(v) * kind[1])
-                    name = node.get("name") or node.get("title")
-                    if isinstance(name, str) and name not in names:
-                        names.append(name)
-                walk(v)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    for doc in docs:
-        walk(doc)
+    for node in _containers(docs):
+        if not isinstance(node, dict):
+            continue
+        for key, v in node.items():
+            kind = _unit_of_key(str(key))
+            if isinstance(v, int | float) and not isinstance(v, bool) and kind is not None and \
+                    kind[0] == dimension and (states(answer, v) or states(answer, v * kind[1] / scale)):
+                stated.append(float(v) * kind[1])
+                name = node.get("name") or node.get("title")
+                if isinstance(name, str) and name not in names:
+                    names.append(name)
     if not stated:
         return None
     amount = [f"{number} {unit}", f"{number}{unit}"]
@@ -559,20 +549,11 @@ _WHICH = re.compile(r"(?i)\bwhich\b([^?.!]*)\?")
 def _record_lists(docs: list[Any]) -> list[list[dict[str, Any]]]:
     """Every list of two or more named records in the results (the visitor centers of one park)."""
     out: list[list[dict[str, Any]]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
+    for node in _containers(docs):
+        if isinstance(node, list):
             records = [r for r in node if isinstance(r, dict) and isinstance(r.get("name"), str)]
             if len(records) >= 2:
                 out.append(records)
-            for child in node:
-                walk(child)
-
-    for doc in docs:
-        walk(doc)
     return out
 
 
