@@ -224,7 +224,8 @@ class Store:
     def _insert(self) -> Any:
         return sqlite_insert if self.engine.dialect.name == "sqlite" else pg_insert
 
-    def _insert_ignore(self, table: Table, rows: list[dict[str, Any]], keys: list[str]) -> Any:
+    def _insert_ignore(self, table: Table, rows: list[dict[str, Any]], keys: list[str] | None) -> Any:
+        """INSERT ... ON CONFLICT (keys) DO NOTHING; with no keys, a conflict on any unique index is ignored."""
         return self._insert()(table).values(rows).on_conflict_do_nothing(index_elements=keys)
 
     def _upsert(self, table: Table, keys: Sequence[str]) -> Any:
@@ -299,8 +300,9 @@ class Store:
             if stale:
                 conn.execute(scores.delete().where(scores.c.episode_id.in_(stale)))
                 conn.execute(episodes.delete().where(episodes.c.id.in_(stale)))
-            inserted = conn.execute(self._insert_ignore(episodes, [row], [
-                "task_id", "version", "agent", "model", "attempt", "config_hash"]).returning(episodes.c.id)).first()
+            # No conflict target: PostgreSQL ignores only its arbiter index's conflicts, so two processes storing
+            # the same episode at once would otherwise fail on the id (primary key) instead of skipping it.
+            inserted = conn.execute(self._insert_ignore(episodes, [row], None).returning(episodes.c.id)).first()
             if inserted is None:  # (rowcount is not reliable on every driver: psycopg gives -1)
                 return False
             self._put_scores(conn, episode_scores)
