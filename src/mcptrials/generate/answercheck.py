@@ -1137,9 +1137,10 @@ def answer_checkpoint(answer: str, goal: str, prompt: str, read_results: list[st
                 contains.append([v.value, *clock])  # 46.5833 h: "46 hours and 35 minutes" is the same span
             elif unit is not None:  # "21.3 °C": stated in any unit of its quantity, the unit named
                 names = quantity_names(unit)
-                if _asks_in_unit(f"{goal}\n{prompt}", unit) and bound:  # beside figures bound to the items'
-                    contains.append(_whole_options(v.value))  # words, a unit that follows its figure is no label
-                elif _asks_in_unit(f"{goal}\n{prompt}", unit):  # "what's that in km/h": in that unit, no other
+                in_unit_asked = _asks_in_unit(f"{goal}\n{prompt}", unit)
+                if in_unit_asked and bound:  # beside figures bound to the items' words, a unit that follows
+                    contains.append(_whole_options(v.value))  # its figure is no label
+                elif in_unit_asked:  # "what's that in km/h": in that unit, no other
                     names = [n for n in names if unit_key(n) == unit_key(unit)]
                     facts.append(_to_whole(Fact(label=list(dict.fromkeys([unit, *names])), value=v.value)))
                 else:
