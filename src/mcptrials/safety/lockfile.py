@@ -22,8 +22,9 @@ class LockHeldError(Exception):
 
 
 @contextlib.contextmanager
-def hold_lock_file(path: Path, what: str) -> Iterator[None]:
-    """Hold ``path`` locked for the body's duration, or raise ``LockHeldError`` naming the live holder.
+def hold_lock_file(path: Path, what: str, *, wait: bool = False) -> Iterator[None]:
+    """Hold ``path`` locked for the body's duration, or raise ``LockHeldError`` naming the live holder
+    (with ``wait``, wait until the holder is done instead).
 
     ``what`` says what the lock guards, for the refusal (e.g. "generation into tasks.jsonl").
     """
@@ -31,7 +32,7 @@ def hold_lock_file(path: Path, what: str) -> Iterator[None]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
             raise LockHeldError(f"{path}: {what} is already running ({holder}); wait for it to finish or stop "
