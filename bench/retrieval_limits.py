@@ -34,11 +34,10 @@ import anyio
 import numpy as np
 
 from mcptrials.agents.retrieval import ToolRetriever, load_retriever
-from mcptrials.bundled.world import bundled_servers, bundled_tasks
-from mcptrials.model import Task, ToolInfo
+from mcptrials.cli import load_world
+from mcptrials.model import ToolInfo
+from mcptrials.models.gemma import GemmaEmbedder
 from mcptrials.run.options import catalogue
-from mcptrials.servers.config import load_servers
-from mcptrials.tasks.loader import load_tasks
 
 CLAUSES = re.compile(r"(?<=[.?!])\s+|;\s*|\s+-\s+|,?\s+(?:and\s+)?then\s+")
 LOOKUP = re.compile(r"^(get|read|list|search|fetch|open|find|lookup|query|describe|show|view)(_|$)")
@@ -109,8 +108,7 @@ def example_boost(sims: np.ndarray, needs: list[set[str]], train: list[int]) -> 
 
 
 async def measure(spec: str, servers: Path | None, tasks_file: Path | None) -> dict[str, object]:
-    specs = load_servers(servers) if servers else dict(bundled_servers())
-    tasks: list[Task] = load_tasks(tasks_file) if tasks_file else bundled_tasks()
+    specs, tasks = load_world(servers, [tasks_file] if tasks_file else None)
     pool = await catalogue(specs)
     names = {t.qualified_name for t in pool}
     kept = [(t, {s.tool for s in t.reference} & names) for t in tasks]
@@ -144,10 +142,7 @@ async def measure(spec: str, servers: Path | None, tasks_file: Path | None) -> d
     out["lookups of the two best servers lifted"] = recall([lifted(r, lookup_boost(r)) for r in whole], needs, 5)
     out["co-usage from the other tasks' plans"] = recall(
         [lifted(r, cousage_boost(needs, i, r)) for i, r in enumerate(whole)], needs, 5)
-    from mcptrials.models.gemma import GemmaEmbedder  # the shipped stronger model reads the prompts
-
-    embedder = GemmaEmbedder()
-    vectors = embedder.embed_query([t.prompt for t in tasks])
+    vectors = GemmaEmbedder().embed_query([t.prompt for t in tasks])  # which requests are alike, by the stronger model
     similar = vectors @ vectors.T
     folds = np.random.default_rng(0).integers(0, 5, len(tasks))
     splits: dict[str, Callable[[int], list[int]]] = {

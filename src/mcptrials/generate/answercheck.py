@@ -24,6 +24,8 @@ from mcptrials.generate.values import (
     quoted_spans,
     scale_word,
     values_in,
+    word_in,
+    word_matches,
 )
 from mcptrials.model import Fact, Scalar, ValueCheckpoint
 from mcptrials.scoring.answers import find_in_normalised, normalise_text, states
@@ -171,7 +173,7 @@ def _record_words(value: Value, answer: str, docs: list[Any]) -> set[str]:
             for f in fields:
                 if isinstance(f, str) and 3 <= len(f) <= 40 and not _same(f, value):
                     for text in (normalise_text(f), _short_name(f)):
-                        if text and re.search(r"(?<![\w])" + re.escape(text) + r"(?![\w])", norm_answer):
+                        if text and word_in(text, norm_answer):
                             out.add(text)
     return out
 
@@ -350,7 +352,7 @@ def _elaborates_given_place(value: Value, asked: str) -> bool:
     norm = normalise_text(asked)
 
     def said(word: str) -> bool:
-        return bool(re.search(r"(?<![\w])" + re.escape(normalise_text(word)) + r"(?![\w])", norm))
+        return word_in(normalise_text(word), norm)
 
     return said(words[0]) and not any(said(w) for w in words[1:])
 
@@ -452,7 +454,7 @@ def assigned_label(value: Value, answer: str, goal: str) -> str | None:
         return None  # a word ("Charger: 500 g") labels a value; only a symbol (x, P_inv) is assigned one
     if unit_key(name) is not None:
         return None  # "375 °F = 190.6 °C": a unit, not an unknown
-    return name if re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", goal) else None
+    return name if word_in(name, goal) else None
 
 
 def _listed_titles(answer: str, goal: str, docs: list[Any], named: list[Value]) -> list[Value]:
@@ -755,7 +757,7 @@ def _role_facts(names: list[Value], answer: str, docs: list[Any]) -> list[tuple[
                         norm = normalise_text(answer)
                         start = max((m.end() for m in _SENTENCE_CUT.finditer(norm, 0, v.start)), default=0)
                         end = next((m.start() for m in _SENTENCE_CUT.finditer(norm, v.end)), len(norm))
-                        if not re.search(r"(?<![\w])" + re.escape(forms[0]) + r"(?![\w])", norm[start:end]):
+                        if not word_in(forms[0], norm[start:end]):
                             break
                         out.append((v, Fact(label=forms, value=v.value)))
                     else:
@@ -806,9 +808,8 @@ def _listed_records(answer: str, asked: str, docs: list[Any], written: tuple[str
             for key in dict.fromkeys(k for r in records for k in r):
                 column: list[str] = list(dict.fromkeys(f for r in records if isinstance(f := r.get(key), str)))
                 fields = [f for f in column if len(f) <= 60 and _TITLE_TEXT.fullmatch(f.strip())]
-                spots = {f: [where(m.start()) for m in re.finditer(
-                    r"(?<![\w])" + re.escape(normalise_text(f)) + r"(?![\w])", norm)
-                    if not _aside(Value("name", f, m.start(), m.end(), m.group()), answer)]
+                spots = {f: [where(m.start()) for m in word_matches(normalise_text(f), norm)
+                             if not _aside(Value("name", f, m.start(), m.end(), m.group()), answer)]
                     for f in fields if normalise_text(f) not in norm_asked}
                 said = [f for f, at in spots.items() if any(
                     a in spots[g] for g in spots if g != f for a in at)]
@@ -834,7 +835,7 @@ def _field_named(value: Any, asked: str, docs: list[Any]) -> bool:
     keys = {path[-1] for doc in docs for path, leaf in leaves(doc)
             if path and isinstance(path[-1], str) and "_" in path[-1] and not isinstance(leaf, bool)
             and isinstance(leaf, int | float) and values_equal(leaf, value)}
-    return any(re.search(r"(?<![\w])" + re.escape(k) + r"(?![\w])", asked) for k in keys)
+    return any(word_in(k, asked) for k in keys)
 
 
 _WEATHER_QUANTITIES = ({"rain", "raining", "rainy", "precipitation", "precip", "umbrella", "shower", "showers", "wet",
@@ -909,7 +910,7 @@ def _names_a_unit(text: str, names: list[str]) -> bool:
     norm = normalise_text(text)
     return any(not re.search(r"\d\s*$", norm[:m.start()])
                for n in names if len(n) >= 2
-               for m in re.finditer(r"(?<![\w])" + re.escape(n) + r"(?![\w])", norm))
+               for m in word_matches(n, norm))
 
 
 def _whole_in_unit_asked(value: Value, answer: str, asked: str, docs: list[Any]) -> Scalar:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptrials.generate.values import parse_json, values_in
+from mcptrials.generate.values import parse_json, values_in, word_in
 from mcptrials.model import Fact
 from mcptrials.scoring.answers import normalise_text
 from mcptrials.scoring.claims import check_facts
@@ -42,16 +42,12 @@ def _stem(word: str) -> str:
     return word if len(word) <= 5 else word[:max(5, len(word) - 3)]
 
 
-def _word_in(needle: str, norm_text: str) -> bool:
-    return bool(re.search(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", norm_text))
-
-
 def _name_labels(name: str, text: str, norm_text: str) -> list[str]:
     """How a text names a record by one of its short text fields: whole, by its leading words
     ("Beacon 400" for "Beacon 400 Headlamp"), and a code also by the name written before it ("Apple (AAPL)")."""
     norm = normalise_text(name)
     out: list[str] = []
-    if _word_in(norm, norm_text):
+    if word_in(norm, norm_text):
         out.append(name)
         if _CODE.fullmatch(name):
             before = re.search(r"([A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,2})\s*\(\s*" + re.escape(name) + r"\s*\)", text)
@@ -61,7 +57,7 @@ def _name_labels(name: str, text: str, norm_text: str) -> list[str]:
         words = name.split()
         for n in range(len(words) - 1, 1, -1):
             lead = " ".join(words[:n])
-            if _word_in(normalise_text(lead), norm_text):
+            if word_in(normalise_text(lead), norm_text):
                 out.append(lead)
                 break
     return out

@@ -37,6 +37,7 @@ from mcptrials.generate.values import (
     leaves,
     parse_json,
     values_in,
+    word_in,
 )
 from mcptrials.model import (
     Complexity,
@@ -147,7 +148,7 @@ def _stated(value: Any, text: str) -> bool:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return states(text, value)
     needle = normalise_text(str(value))
-    return bool(re.search(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", normalise_text(text)))
+    return word_in(needle, normalise_text(text))
 
 
 def _path_tail_in(path: str, texts: list[str]) -> bool:

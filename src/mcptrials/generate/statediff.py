@@ -27,6 +27,7 @@ from mcptrials.generate.values import (
     quoted,
     scale_word,
     values_in,
+    word_in,
 )
 from mcptrials.model import Fact, Matcher, StateCheckpoint
 from mcptrials.scoring.answers import normalise_text
@@ -283,7 +284,7 @@ def _flag_facts(before: str, after: str, writes: list[WriteCall], grounded: Grou
             continue
         for key, value in write.args.items():
             if isinstance(value, str) and _FLAG.fullmatch(value) and not _id_argument(key) and grounded(value) and \
-                    re.search(r"(?<![\w])" + re.escape(value) + r"(?![\w])", lines[0], re.IGNORECASE):
+                    word_in(value, lines[0], re.IGNORECASE):
                 found.append((item, value))
     facts = []
     for item, value in found:

@@ -23,7 +23,7 @@ from typing import Any
 from mcptrials.agents.reference import ReferenceAgent
 from mcptrials.generate.distill import _calls, dependencies, is_write
 from mcptrials.generate.draft import Trace
-from mcptrials.generate.values import Value, values_in
+from mcptrials.generate.values import Value, values_in, word_in
 from mcptrials.model import (
     Episode,
     PlannedCall,
@@ -114,7 +114,7 @@ def _decoy(value: Any, kind: str, pool: list[Value], avoid: set[str], forms: tup
     mine = str(value).casefold()
     for other in pool:
         theirs = str(other.value).casefold()
-        if any(re.search(r"(?<!\w)" + re.escape(f) + r"(?!\w)", theirs) for f in forms):
+        if any(word_in(f, theirs) for f in forms):
             continue
         if other.kind == kind and theirs not in avoid and mine not in theirs and theirs not in mine:
             return other.value

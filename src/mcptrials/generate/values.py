@@ -147,6 +147,16 @@ def quoted(text: str) -> list[str]:
     return [m.group(1).strip() for m in _QUOTED.finditer(text) if m.group(1).strip()]
 
 
+def word_matches(needle: str, text: str, flags: int = 0) -> Iterator[re.Match[str]]:
+    """Where ``needle`` occurs in ``text`` as whole words: no word character just before or after it."""
+    return re.finditer(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", text, flags)
+
+
+def word_in(needle: str, text: str, flags: int = 0) -> bool:
+    """Whether ``needle`` occurs in ``text`` as whole words (see :func:`word_matches`)."""
+    return next(word_matches(needle, text, flags), None) is not None
+
+
 def grounded_in(value: Value, text: str) -> bool:
     """Whether ``text`` (a tool result, the goal) states ``value``."""
     if not text:
@@ -156,7 +166,7 @@ def grounded_in(value: Value, text: str) -> bool:
     if value.kind in {"email", "code", "name", "path", "weekday"}:
         norm = normalise_text(text)
         needle = normalise_text(str(value.value))
-        return bool(re.search(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", norm))
+        return word_in(needle, norm)
     return states(text, value.value)
 
 
