@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,28 @@ def test_forty_processes_opening_a_fresh_store_at_once_all_succeed(backend: str,
     assert len(store.runs()) == 40
     with store.engine.connect() as conn:
         assert MigrationContext.configure(conn).get_current_revision() == head()
+
+
+def test_a_store_opened_while_another_connection_writes_it_waits_for_the_writer(tmp_path: Path) -> None:
+    # SQLite refuses a switch to WAL at once ("database is locked", busy timeout not consulted) while
+    # another connection holds the write lock: the opener that lost this race must retry, not fail.
+    path = tmp_path / "busy.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("create table other (x)")
+    writer.execute("begin immediate")
+    writer.execute("insert into other values (1)")
+    committer = threading.Timer(0.5, writer.execute, ["commit"])
+    committer.start()
+    try:
+        store = Store(path)
+        store.save_run("run-1", "h", {})
+        assert [r["id"] for r in store.runs()] == ["run-1"]
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("pragma journal_mode").scalar() == "wal"
+        store.close()
+    finally:
+        committer.join()
+        writer.close()
 
 
 def test_head_constant_is_the_newest_shipped_revision() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -120,9 +122,42 @@ def damaged_sqlite(where: str, context: ExceptionContext) -> None:
         raise StoreError(f"{where}: {DAMAGED_SQLITE[code]}")
 
 
+BUSY_TIMEOUT_S = 30.0
+"""How long a SQLite connection waits for another's lock before it gives up."""
+
+
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     """Per-connection SQLite settings: wait for locks first (WAL switch needs one), then WAL."""
-    _pragmas(dbapi_conn, "busy_timeout=30000", "journal_mode=WAL", "synchronous=NORMAL")
+    _pragmas(dbapi_conn, f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    _switch_to_wal(dbapi_conn)
+    _pragmas(dbapi_conn, "synchronous=NORMAL")
+
+
+def _switch_to_wal(dbapi_conn: Any) -> None:
+    """Put the file in WAL mode (kept in the file: later openers only read it), retrying a refused switch.
+
+    Switching needs the file's exclusive lock. When several processes open a fresh store at once, SQLite
+    answers "database is locked" at once, without waiting out the busy timeout, to an opener whose switch
+    would deadlock with another's; so such a refusal is retried, with jittered backoff, for as long as the
+    busy timeout would have waited.
+    """
+    cursor = dbapi_conn.cursor()
+    try:
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.005
+        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            return
+        while True:
+            try:
+                cursor.execute("PRAGMA journal_mode=WAL")  # a file that cannot be WAL (e.g. in memory) stays as it is
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay * random.uniform(0.5, 1.5))
+                delay = min(delay * 2, 0.25)
+    finally:
+        cursor.close()
 
 
 def _pragmas(dbapi_conn: Any, *settings: str) -> None:
