@@ -89,7 +89,7 @@ def _read_only_sqlite(url: URL) -> URL:
 
 def _sqlite_reader(dbapi_conn: Any, _record: Any) -> None:
     """Per-connection settings of a read-only SQLite connection: wait for a writer's lock, change nothing."""
-    _pragmas(dbapi_conn, "busy_timeout=30000")
+    _pragmas(dbapi_conn, f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
 
 def _read_only_session(dbapi_conn: Any, _record: Any) -> None:
