@@ -17,6 +17,10 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from mcptrials.safety.urls import masked_url
 
+BUSY_TIMEOUT_S = 30.0
+"""How long a SQLite connection waits for another's lock before it gives up."""
+_BUSY_TIMEOUT = f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}"
+
 
 class StoreError(Exception):
     """The result store cannot be opened or used (bad URL, server down, missing driver): one clear line."""
@@ -89,7 +93,7 @@ def _read_only_sqlite(url: URL) -> URL:
 
 def _sqlite_reader(dbapi_conn: Any, _record: Any) -> None:
     """Per-connection settings of a read-only SQLite connection: wait for a writer's lock, change nothing."""
-    _pragmas(dbapi_conn, f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    _pragmas(dbapi_conn, _BUSY_TIMEOUT)
 
 
 def _read_only_session(dbapi_conn: Any, _record: Any) -> None:
@@ -122,13 +126,9 @@ def damaged_sqlite(where: str, context: ExceptionContext) -> None:
         raise StoreError(f"{where}: {DAMAGED_SQLITE[code]}")
 
 
-BUSY_TIMEOUT_S = 30.0
-"""How long a SQLite connection waits for another's lock before it gives up."""
-
-
 def sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     """Per-connection SQLite settings: wait for locks first (WAL switch needs one), then WAL."""
-    _pragmas(dbapi_conn, f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    _pragmas(dbapi_conn, _BUSY_TIMEOUT)
     _switch_to_wal(dbapi_conn)
     _pragmas(dbapi_conn, "synchronous=NORMAL")
 
@@ -143,10 +143,9 @@ def _switch_to_wal(dbapi_conn: Any) -> None:
     """
     cursor = dbapi_conn.cursor()
     try:
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        delay = 0.005
-        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
             return
+        deadline, delay = time.monotonic() + BUSY_TIMEOUT_S, 0.005
         while True:
             try:
                 cursor.execute("PRAGMA journal_mode=WAL")  # a file that cannot be WAL (e.g. in memory) stays as it is
